@@ -1,0 +1,42 @@
+"""mcp_ref: a synchronous, thread-based reference implementation of MCP 2024-11-05.
+
+https://modelcontextprotocol.io/specification/2024-11-05
+
+Only light modules are imported here: werkzeug, requests and jsonschema load where used.
+"""
+
+from .client import Client
+from .jsonrpc import (
+    ConnectionClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    McpError,
+    MethodNotFound,
+    ParseError,
+    RequestTimeout,
+    ResourceNotFound,
+)
+from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
+from .server import Server
+from .session import RequestCancelled, RequestContext
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "Client",
+    "ConnectionClosed",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "McpError",
+    "MethodNotFound",
+    "ParseError",
+    "RequestCancelled",
+    "RequestContext",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "Server",
+    "UnsupportedProtocolVersion",
+]

@@ -1,0 +1,131 @@
+"""The ``mcp-ref`` command: serve a server, send one request, or run the demo tour.
+
+Not a spec section; a thin shell over Client and Server.
+
+    mcp-ref serve [TARGET]                      serve TARGET (module:attribute) over stdio
+    mcp-ref request --stdio "CMD ARGS" METHOD [PARAMS_JSON] [--timeout S] [--trace]
+    mcp-ref demo                                a scripted tour of the demo server, on the wire
+
+Exit codes of ``request``: 0 with the result JSON on stdout; 1 with the JSON-RPC error object
+on stdout; 2 when it could not connect or timed out (the reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import logging
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from .client import Client
+from .jsonrpc import ConnectionClosed, McpError, RequestTimeout
+from .server import Server
+
+DEFAULT_TARGET = "mcp_ref.demo_server:server"
+
+
+def load_server(target: str) -> Server:
+    """Import ``module:attribute`` (or ``path/to/file.py:attribute``); call it if it is a factory."""
+    module_name, _, attribute = target.partition(":")
+    attribute = attribute or "server"
+    if module_name.endswith(".py"):
+        path = Path(module_name)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise SystemExit(f"mcp-ref: cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(module_name)
+    obj = getattr(module, attribute, None)
+    if obj is None:
+        raise SystemExit(f"mcp-ref: {module_name} has no attribute {attribute!r}")
+    if not isinstance(obj, Server) and callable(obj):
+        obj = obj()
+    if not isinstance(obj, Server):
+        raise SystemExit(f"mcp-ref: {target} is not an mcp_ref Server")
+    return obj
+
+
+def _print_trace(direction: str, data: bytes) -> None:
+    arrow = "client -> server" if direction == "->" else "client <- server"
+    sys.stderr.write(f"{arrow}  {data.decode('utf-8', 'replace')}\n")
+    sys.stderr.flush()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    server = load_server(args.target)
+    server.serve_stdio()
+    return 0
+
+
+def cmd_request(args: argparse.Namespace) -> int:
+    params: dict[str, Any] | None = None
+    if args.params is not None:
+        try:
+            params = json.loads(args.params)
+        except ValueError as exc:
+            print(f"mcp-ref: PARAMS_JSON is not valid JSON: {exc}", file=sys.stderr)
+            return 2
+        if not isinstance(params, dict):
+            print("mcp-ref: PARAMS_JSON must be a JSON object", file=sys.stderr)
+            return 2
+    command = shlex.split(args.stdio)
+    try:
+        client = Client.stdio(command, timeout=args.timeout, trace=_print_trace if args.trace else None)
+    except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
+        print(f"mcp-ref: could not connect to {args.stdio!r}: {exc}", file=sys.stderr)
+        return 2
+    except McpError as exc:
+        print(f"mcp-ref: the server refused initialize: {exc.message} (code {exc.code})", file=sys.stderr)
+        return 2
+    with client:
+        try:
+            result = client.request(args.method, params)
+        except (ConnectionClosed, RequestTimeout) as exc:
+            print(f"mcp-ref: {exc}", file=sys.stderr)
+            return 2
+        except McpError as exc:
+            print(json.dumps(exc.to_error(), ensure_ascii=False))
+            return 1
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run a server over stdio")
+    serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
+                       help=f"module:attribute of an mcp_ref Server (default: {DEFAULT_TARGET})")
+    serve.set_defaults(func=cmd_serve)
+
+    request = sub.add_parser("request", help="connect, initialize, send one request, print the result")
+    request.add_argument("--stdio", required=True, metavar="CMD", help='the server command, e.g. "mcp-ref serve"')
+    request.add_argument("method")
+    request.add_argument("params", nargs="?", metavar="PARAMS_JSON")
+    request.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
+    request.add_argument("--trace", action="store_true", help="print every message on stderr")
+    request.set_defaults(func=cmd_request)
+
+    demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))

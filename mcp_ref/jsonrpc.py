@@ -1,0 +1,250 @@
+"""JSON-RPC 2.0 messages as MCP uses them: shapes, parsing, classification, errors.
+
+Spec page: basic/messages
+https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
+
+In short:
+
+1. Every MCP message is a JSON-RPC 2.0 object with ``"jsonrpc": "2.0"`` (MSG-01). There are
+   three kinds: a *request* (``id`` + ``method`` + optional ``params``), a *response* (``id`` and
+   exactly one of ``result`` / ``error``), and a *notification* (``method`` without ``id``).
+2. A request id is a string or an integer, never null, and never reused by the same sender in a
+   session (MSG-02..04). ``"1"`` and ``1`` are different ids; ``0`` is a perfectly good id.
+3. A response carries the id of the request it answers (MSG-05); an error has an integer
+   ``code`` and a short ``message`` (MSG-06, MSG-07, MSG-09).
+4. A receiver classifies what arrives in JSON-RPC order: bytes that are not JSON -> -32700;
+   JSON that is not a valid envelope -> -32600; an unknown method -> -32601; bad params ->
+   -32602; a failure inside the handler -> -32603. MCP adds -32002 for an unknown resource.
+   2024-11-05 has no batching: a JSON array is an invalid request.
+
+Params and results stay plain dicts, exactly as they appear on the wire. This module knows no
+method names; it only knows envelopes. The exception hierarchy below carries error codes in both
+directions: a handler raises ``InvalidParams("...")`` and the peer's caller catches ``McpError``
+with ``.code == -32602``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Union
+
+JSONRPC_VERSION = "2.0"
+
+# Standard JSON-RPC 2.0 error codes, and MCP's one addition.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002  # server/resources, RES-06
+
+# Codes this library uses *locally* for failures that never came from the peer. They sit in
+# JSON-RPC's implementation-defined range and are never put on the wire by mcp_ref.
+CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001
+
+RequestId = Union[str, int]
+Message = dict[str, Any]
+
+
+class McpError(Exception):
+    """A JSON-RPC error: raised by handlers to answer with an error, raised to callers that got one.
+
+    ``code`` is the integer error code, ``message`` a one-sentence description (MSG-09) and
+    ``data`` optional extra detail, exactly as in the wire's ``error`` object.
+    """
+
+    code: int = INTERNAL_ERROR
+
+    def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        """The wire ``error`` object for this exception."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def from_error(cls, error: Any) -> McpError:
+        """Build the most specific exception for a wire ``error`` object received from a peer."""
+        if not isinstance(error, dict):
+            return McpError(f"peer sent a malformed error object: {error!r}")
+        code = error.get("code")
+        message = error.get("message")
+        if not isinstance(message, str):
+            message = f"peer sent an error without a message: {error!r}"
+        exc_type = _BY_CODE.get(code, McpError) if isinstance(code, int) else McpError
+        return exc_type(message, error.get("data"), code=code if isinstance(code, int) else None)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r})"
+
+
+class ParseError(McpError):
+    """-32700: the bytes received are not valid JSON (or not UTF-8)."""
+
+    code = PARSE_ERROR
+
+
+class InvalidRequest(McpError):
+    """-32600: valid JSON, but not a valid JSON-RPC message (or not allowed right now).
+
+    ``request_id`` is the id of the offending message when it could be read, so the error
+    response can carry it; otherwise ``None`` and the response goes out with ``"id": null``.
+    """
+
+    code = INVALID_REQUEST
+
+    def __init__(
+        self, message: str, data: Any = None, *, code: int | None = None,
+        request_id: RequestId | None = None,
+    ) -> None:
+        super().__init__(message, data, code=code)
+        self.request_id = request_id
+
+
+class MethodNotFound(McpError):
+    """-32601: the receiver does not implement this method (or did not advertise it)."""
+
+    code = METHOD_NOT_FOUND
+
+
+class InvalidParams(McpError):
+    """-32602: the method exists but its params are wrong (unknown tool, missing argument...)."""
+
+    code = INVALID_PARAMS
+
+
+class InternalError(McpError):
+    """-32603: the handler failed for a reason that is not the caller's fault."""
+
+    code = INTERNAL_ERROR
+
+
+class ResourceNotFound(McpError):
+    """-32002: MCP's code for ``resources/read`` of a URI the server does not know (RES-06)."""
+
+    code = RESOURCE_NOT_FOUND
+
+
+class ConnectionClosed(McpError):
+    """Local: the connection ended (EOF, peer exited, close()) before a response arrived."""
+
+    code = CONNECTION_CLOSED
+
+
+class RequestTimeout(McpError, TimeoutError):
+    """Local: no response within the timeout. The peer was sent ``notifications/cancelled``."""
+
+    code = REQUEST_TIMEOUT
+
+
+_BY_CODE: dict[int, type[McpError]] = {
+    PARSE_ERROR: ParseError,
+    INVALID_REQUEST: InvalidRequest,
+    METHOD_NOT_FOUND: MethodNotFound,
+    INVALID_PARAMS: InvalidParams,
+    INTERNAL_ERROR: InternalError,
+    RESOURCE_NOT_FOUND: ResourceNotFound,
+}
+
+
+# --- building messages -----------------------------------------------------------------------
+
+
+def request(request_id: RequestId, method: str, params: dict[str, Any] | None = None) -> Message:
+    """A request. ``params`` is left out when None (it is optional on the wire)."""
+    msg: Message = {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> Message:
+    """A notification: like a request, but without an id (MSG-08), so nobody answers it."""
+    msg: Message = {"jsonrpc": JSONRPC_VERSION, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def result_response(request_id: RequestId, result: dict[str, Any]) -> Message:
+    """A successful response (MSG-05: same id as the request)."""
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}
+
+
+def error_response(request_id: RequestId | None, error: McpError) -> Message:
+    """An error response (MSG-06: ``error`` and never ``result``).
+
+    ``request_id`` is None only when the id of the offending message could not be read; JSON-RPC
+    2.0 then requires ``"id": null``. (The 2024-11-05 schema has no null id; this is the one
+    known exception, see REQUIREMENTS §18 note 4.)
+    """
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.to_error()}
+
+
+def encode(msg: Message) -> bytes:
+    """Compact UTF-8 JSON with no newline inside (TR-02); json escapes U+2028 and control chars."""
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+# --- parsing and classifying -----------------------------------------------------------------
+
+REQUEST = "request"
+NOTIFICATION = "notification"
+RESPONSE = "response"
+
+
+def decode(data: bytes) -> Any:
+    """Bytes -> JSON value, or ParseError (-32700). Invalid UTF-8 is a parse error too."""
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"Parse error: {exc}") from None
+
+
+def is_valid_id(value: Any) -> bool:
+    """MSG-02/MSG-03: a string or an integer; not null, not a float, and not a JSON boolean."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify(msg: Any) -> str:
+    """Return REQUEST, NOTIFICATION or RESPONSE, or raise InvalidRequest (-32600).
+
+    The raised error carries the message's id when it is readable, so the answer can reach the
+    right caller. Unknown extra members are allowed and kept (newer revisions add fields).
+    """
+    if not isinstance(msg, dict):
+        # 2024-11-05 has no JSON-RPC batching: an array is as invalid as a bare number.
+        kind = "a batch (JSON array)" if isinstance(msg, list) else type(msg).__name__
+        raise InvalidRequest(f"Invalid Request: expected a JSON object, got {kind}")
+    raw_id = msg.get("id")
+    readable_id = raw_id if is_valid_id(raw_id) else None
+    if msg.get("jsonrpc") != JSONRPC_VERSION:  # MSG-01
+        raise InvalidRequest('Invalid Request: "jsonrpc" must be "2.0"', request_id=readable_id)
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            raise InvalidRequest('Invalid Request: "method" must be a string', request_id=readable_id)
+        params = msg.get("params")
+        if params is not None and not isinstance(params, (dict, list)):
+            raise InvalidRequest('Invalid Request: "params" must be an object', request_id=readable_id)
+        if "id" not in msg:
+            return NOTIFICATION  # MSG-08
+        if readable_id is None:  # MSG-02, MSG-03
+            raise InvalidRequest('Invalid Request: "id" must be a string or an integer')
+        return REQUEST
+    if "result" in msg or "error" in msg:
+        # Response-shaped messages are never answered, even when malformed (an answer to a bad
+        # response could be answered in turn, forever). The session checks them and drops the
+        # bad ones with a log line; see Session._on_response.
+        return RESPONSE
+    raise InvalidRequest(
+        'Invalid Request: not a request, response or notification (no "method", "result" or "error")',
+        request_id=readable_id,
+    )

@@ -1,0 +1,158 @@
+"""Lifecycle: initialization, version and capability negotiation, and the phase gate.
+
+Spec page: basic/lifecycle
+https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
+
+In short:
+
+1. Initialization comes first (LC-01..03). The client sends ``initialize`` with the protocol
+   version it wants (its latest, LC-11), its capabilities and its name/version (LC-04..06).
+2. The server answers with the version to use: the client's if it supports it, otherwise one of
+   its own, preferably its latest (LC-12). This module supports exactly one revision,
+   ``2024-11-05``, so a server built on it answers ``2024-11-05`` to every proposal, newer
+   ones included. It also sends its capabilities, its name/version and optional
+   ``instructions`` (LC-07).
+3. A client that cannot use the version in the answer disconnects (LC-13, LC-26).
+4. The client then sends ``notifications/initialized`` (LC-08) and normal operation begins.
+   Until the server has answered ``initialize`` the client sends nothing but pings (LC-09);
+   until ``initialized`` arrives the server sends nothing but pings and log messages (LC-10).
+5. There is no shutdown message: either side closes the transport (see stdio.py for the
+   child-process sequence, LC-16..19).
+
+The server's side of this is a small state machine kept as data below (``ALLOWED``): in each
+phase, which requests are served. Unknown methods are answered -32601 in every phase (newer
+clients probe with ``server/discover`` before ``initialize``); a known method in the wrong phase
+gets -32600 with a message that says what to send first. Both answers are immediate: a request
+is never left unanswered.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from .jsonrpc import InvalidParams, InvalidRequest
+
+PROTOCOL_VERSION = "2024-11-05"
+SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first
+
+
+class Phase(enum.Enum):
+    """The phases of a connection, as the server sees them."""
+
+    AWAITING_INITIALIZE = "awaiting initialize"
+    AWAITING_INITIALIZED = "initialize answered, awaiting notifications/initialized"
+    OPERATING = "operating"
+
+
+# Which requests a server serves in each phase. ``None`` means "every known method".
+ALLOWED: dict[Phase, frozenset[str] | None] = {
+    Phase.AWAITING_INITIALIZE: frozenset({"initialize", "ping"}),  # LC-01; ping is always allowed
+    Phase.AWAITING_INITIALIZED: frozenset({"ping"}),  # LC-08: the client must send initialized first
+    Phase.OPERATING: None,
+}
+
+
+class UnsupportedProtocolVersion(InvalidParams):
+    """The server chose a protocol version this client does not support (LC-13, LC-26)."""
+
+
+class LifecycleState:
+    """What one side knows of the lifecycle of one connection."""
+
+    def __init__(self) -> None:
+        self.phase = Phase.AWAITING_INITIALIZE
+        self.protocol_version: str | None = None
+        self.peer_info: dict[str, Any] | None = None  # clientInfo or serverInfo
+        self.peer_capabilities: dict[str, Any] = {}
+        self.instructions: str | None = None  # server side only: what the server told the client
+
+    def gate(self, method: str) -> None:
+        """Raise InvalidRequest if ``method`` may not be served in the current phase."""
+        allowed = ALLOWED[self.phase]
+        if allowed is None or method in allowed:
+            return
+        if method == "initialize":
+            raise InvalidRequest("Invalid Request: the session is already initialized")
+        if self.phase is Phase.AWAITING_INITIALIZE:
+            raise InvalidRequest(f"Invalid Request: {method} before initialize; send initialize first")
+        raise InvalidRequest(
+            f"Invalid Request: {method} before notifications/initialized; send that notification first"
+        )
+
+
+# --- the server's side -------------------------------------------------------------------------
+
+
+def negotiate_version(requested: str) -> str:
+    """LC-12: echo a supported version; otherwise answer with our latest one."""
+    return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]
+
+
+def accept_initialize(state: LifecycleState, params: dict[str, Any]) -> str:
+    """Check an ``initialize`` request, record what the client said, return the version to use."""
+    requested = params.get("protocolVersion")
+    if not isinstance(requested, str):  # LC-04, LC-11
+        raise InvalidParams('Invalid params: initialize needs "protocolVersion" (a string such as "2024-11-05")')
+    capabilities = params.get("capabilities")
+    if not isinstance(capabilities, dict):  # LC-05
+        raise InvalidParams('Invalid params: initialize needs "capabilities" (an object, possibly empty)')
+    client_info = params.get("clientInfo")
+    if not isinstance(client_info, dict) or not isinstance(client_info.get("name"), str):  # LC-06
+        raise InvalidParams('Invalid params: initialize needs "clientInfo" with "name" and "version"')
+    state.protocol_version = negotiate_version(requested)  # VER-01: one version per session
+    state.peer_capabilities = capabilities
+    state.peer_info = client_info
+    state.phase = Phase.AWAITING_INITIALIZED
+    return state.protocol_version
+
+
+def accept_initialized(state: LifecycleState) -> None:
+    """``notifications/initialized`` arrived: normal operation begins (LC-08)."""
+    if state.phase is Phase.AWAITING_INITIALIZED:
+        state.phase = Phase.OPERATING
+
+
+def initialize_result(
+    protocol_version: str, capabilities: dict[str, Any], server_info: dict[str, Any], instructions: str | None
+) -> dict[str, Any]:
+    """LC-07: the server's answer to ``initialize``."""
+    result: dict[str, Any] = {
+        "protocolVersion": protocol_version,
+        "capabilities": capabilities,
+        "serverInfo": server_info,
+    }
+    if instructions is not None:
+        result["instructions"] = instructions
+    return result
+
+
+# --- the client's side -------------------------------------------------------------------------
+
+
+def initialize_params(client_info: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+    """LC-04..06, LC-11: what the client proposes (our latest version)."""
+    return {
+        "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],
+        "capabilities": capabilities,
+        "clientInfo": client_info,
+    }
+
+
+def accept_initialize_result(state: LifecycleState, result: dict[str, Any]) -> None:
+    """Check the server's answer; raise UnsupportedProtocolVersion if we cannot use it."""
+    version = result.get("protocolVersion")
+    if version not in SUPPORTED_PROTOCOL_VERSIONS:  # LC-13, LC-26: the caller disconnects
+        raise UnsupportedProtocolVersion(
+            f"server chose protocol version {version!r}, but this client supports only "
+            f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}; disconnected",
+            {"supported": list(SUPPORTED_PROTOCOL_VERSIONS), "requested": version},
+        )
+    capabilities = result.get("capabilities")
+    server_info = result.get("serverInfo")
+    state.protocol_version = version
+    state.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
+    state.peer_info = server_info if isinstance(server_info, dict) else None
+    instructions = result.get("instructions")
+    state.instructions = instructions if isinstance(instructions, str) else None
+    state.phase = Phase.OPERATING

@@ -1,0 +1,550 @@
+"""The session engine both sides share, and the base utilities: ping, cancellation, progress.
+
+Spec pages:
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/ping
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/cancellation
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/progress
+
+An MCP connection is symmetric: each side sends requests, answers the other's requests, and
+sends notifications. This module is the machinery for that, with no knowledge of tools or
+resources. In short:
+
+1. One *reader thread* per session reads whole messages from the transport and classifies them
+   (see jsonrpc.py). Responses resolve the ``Future`` of the waiting caller; the table of
+   pending requests is guarded by a lock, and whoever removes an entry from it is the one who
+   resolves its Future, so each Future is resolved exactly once.
+2. Incoming requests run on a bounded pool of worker threads, so a handler may block, and may
+   itself send a request to the peer (a tool asking the client for sampling) without deadlock:
+   the answer to that nested request is read by the reader thread, not by a worker.
+   Notifications run on the reader thread, in arrival order.
+3. Ping: either side may send ``ping`` at any time; the other answers ``{}`` promptly (PING-01).
+4. Cancellation: a side that gives up on a request sends ``notifications/cancelled`` with the
+   request's id (CAN-01, CAN-20); ``request()`` does so by itself when its timeout runs out.
+   The receiver flags the handler's context and sends no response (CAN-04, CAN-06); a late
+   response to a cancelled request is dropped quietly (CAN-10). ``initialize`` is never
+   cancelled (CAN-03).
+5. Progress: a requester that wants progress puts ``_meta.progressToken`` in the params
+   (PROG-01, PROG-02; we use the request id, unique among active requests). The receiver may
+   send ``notifications/progress`` with that token and an increasing ``progress`` value until
+   it answers (PROG-06, PROG-15).
+6. When the transport ends (EOF, peer gone, close()), every pending request fails at once with
+   ``ConnectionClosed``, running handlers are flagged as cancelled, and the workers stop.
+
+Thread-safety contract of a transport (see ``Transport``): ``receive`` is called by one thread
+only; ``send`` may be called from any thread and must write each message whole.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Callable, Protocol
+
+from . import jsonrpc
+from .jsonrpc import (
+    ConnectionClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    McpError,
+    Message,
+    RequestId,
+    RequestTimeout,
+)
+from .lifecycle import LifecycleState
+
+log = logging.getLogger("mcp_ref.session")
+
+DEFAULT_TIMEOUT = 30.0  # seconds; LC-24: every request has a timeout
+DEFAULT_MAX_WORKERS = 16
+
+RequestHandler = Callable[["RequestContext"], dict[str, Any]]
+NotificationHandler = Callable[["Session", str, dict[str, Any]], None]
+ProgressCallback = Callable[[dict[str, Any]], None]
+TraceCallback = Callable[[str, bytes], None]
+
+
+class Transport(Protocol):
+    """What a session needs from a transport: whole messages in, whole messages out.
+
+    ``receive()`` blocks until one message (bytes of one JSON text) arrives and returns it, or
+    returns None at end of stream. It may raise ``McpError`` for a framing error it recovered
+    from (the session answers it and keeps reading), or ``OSError`` when the channel broke.
+    ``send(data)`` writes one message; it is called from many threads and must not interleave.
+    ``close()`` releases the channel; ``describe_close()`` says why the stream ended, for error
+    messages (e.g. "server process exited with code 1").
+    """
+
+    def receive(self) -> bytes | None: ...
+
+    def send(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+    def describe_close(self) -> str: ...
+
+
+class RequestCancelled(McpError):
+    """Local: this side cancelled its own request (``OutgoingRequest.cancel``)."""
+
+    code = -32800
+
+
+class RequestContext:
+    """What a request handler knows about the request it is answering.
+
+    ``request_id``, ``method`` and ``params`` are as on the wire (params is ``{}`` when the
+    request had none). ``cancelled`` is an Event set when the peer cancels the request or the
+    connection ends; long handlers should check ``ctx.is_cancelled`` or wait on it.
+    ``session`` is the connection, so a handler can send its own requests to the peer.
+    """
+
+    def __init__(self, session: Session, request_id: RequestId, method: str, params: dict[str, Any]):
+        self.session = session
+        self.request_id = request_id
+        self.method = method
+        self.params = params
+        meta = params.get("_meta")
+        self.progress_token: str | int | None = (
+            meta.get("progressToken") if isinstance(meta, dict) else None
+        )
+        self.cancelled = threading.Event()
+        self.cancel_reason: str | None = None
+        self._last_progress: float | None = None
+        self._done = False
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.cancelled.is_set()
+
+    def _cancel(self, reason: str | None) -> None:
+        self.cancel_reason = reason
+        self.cancelled.set()
+
+    def report_progress(self, progress: float, total: float | None = None) -> None:
+        """Send ``notifications/progress`` for this request, if the requester asked for it.
+
+        Does nothing when the request carried no progress token (PROG-10) or has already been
+        answered (PROG-15). ``progress`` must grow with every call (PROG-06); floats are fine
+        (PROG-07); ``total`` may be left out when unknown (PROG-12).
+        """
+        if self.progress_token is None or self._done:  # PROG-08, PROG-09, PROG-15
+            return
+        if self._last_progress is not None and progress <= self._last_progress:  # PROG-06
+            raise ValueError(
+                f"progress must increase with each notification: {progress} after {self._last_progress}"
+            )
+        self._last_progress = progress
+        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        self.session.notify("notifications/progress", params)
+
+    def request(
+        self, method: str, params: dict[str, Any] | None = None, *,
+        timeout: float | None = None, on_progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Send a request to the peer from inside this handler and wait for its result."""
+        return self.session.request(method, params, timeout=timeout, on_progress=on_progress)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification to the peer."""
+        self.session.notify(method, params)
+
+
+class OutgoingRequest:
+    """A request this side sent and has not yet had answered. ``result()`` waits for it."""
+
+    def __init__(self, session: Session, request_id: RequestId, method: str):
+        self.session = session
+        self.id = request_id
+        self.method = method
+        self.future: Future[dict[str, Any]] = Future()
+
+    def result(self, timeout: float | None = None) -> dict[str, Any]:
+        """Wait for the result; raise ``McpError`` on an error response or a closed connection,
+        and ``RequestTimeout`` (a ``TimeoutError``) after ``timeout`` seconds (LC-24)."""
+        if timeout is None:
+            timeout = self.session.default_timeout
+        try:
+            return self.future.result(timeout)
+        except FutureTimeout:
+            self.cancel(f"timed out after {timeout:g} s")
+            raise RequestTimeout(
+                f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
+                "the request was cancelled. Pass a larger timeout if the peer is just slow."
+            ) from None
+
+    def cancel(self, reason: str | None = None) -> bool:
+        """Give up on this request and tell the peer (CAN-01). False if it was already answered."""
+        if not self.session._forget(self.id):
+            return False  # CAN-02: already answered or failed, nothing to cancel
+        if self.method != "initialize":  # CAN-03, CAN-19
+            params: dict[str, Any] = {"requestId": self.id}  # CAN-20: same direction, same id
+            if reason:
+                params["reason"] = reason
+            try:
+                self.session.notify("notifications/cancelled", params)
+            except McpError:
+                pass  # the connection is gone; there is nobody left to tell
+        self.future.set_exception(RequestCancelled(f"{self.method} was cancelled: {reason or 'no reason given'}"))
+        return True
+
+
+class _WorkerPool:
+    """Up to ``max_workers`` daemon threads fed from one queue, started only when needed.
+
+    Its owner is the session: ``stop()`` is called when the session closes, and each idle
+    worker then exits. Workers busy in a handler finish that handler first; they are daemon
+    threads so a stuck handler never keeps the process alive.
+    """
+
+    def __init__(self, max_workers: int, name: str):
+        self._queue: queue.SimpleQueue[tuple[Callable[..., None], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._max = max_workers
+        self._name = name
+        self._threads = 0
+        self._idle = 0
+        self._stopped = False
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._queue.put((fn, args))
+            if self._idle:
+                self._idle -= 1  # one waiting worker will take it
+            elif self._threads < self._max:
+                self._threads += 1
+                threading.Thread(target=self._work, name=f"{self._name}-worker-{self._threads}", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, args = item
+            try:
+                fn(*args)
+            except BaseException:  # a worker must survive anything a handler does
+                log.exception("unexpected error in worker thread")
+            with self._lock:
+                self._idle += 1
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            for _ in range(self._threads):
+                self._queue.put(None)
+
+
+class Session:
+    """One MCP connection over one transport, seen from one side.
+
+    ``on_request(ctx)`` answers the peer's requests (return the result dict, or raise
+    ``McpError``); methods in ``inline_methods`` run on the reader thread, in arrival order (the
+    lifecycle messages and ping), every other request on a worker. ``on_notification(session,
+    method, params)`` runs on the reader thread for every notification except cancellation and
+    progress, which the session handles itself. ``trace(direction, data)`` sees every message
+    ("->" sent, "<-" received).
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        inline_methods: frozenset[str] = frozenset(),
+        default_timeout: float = DEFAULT_TIMEOUT,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        trace: TraceCallback | None = None,
+        name: str = "mcp_ref",
+    ):
+        self._transport = transport
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._inline_methods = inline_methods
+        self.default_timeout = default_timeout
+        self._trace = trace
+        self.name = name
+        self.lifecycle = LifecycleState()
+        self._lock = threading.Lock()  # guards the four tables below and _closed
+        self._pending: dict[RequestId, OutgoingRequest] = {}
+        self._progress: dict[RequestId, ProgressCallback] = {}
+        self._incoming: dict[RequestId, RequestContext] = {}
+        self._next_id = 1
+        self._closed = False
+        self.close_reason: str | None = None
+        self.closed = threading.Event()  # set once, when the session has fully closed
+        self._close_callbacks: list[Callable[[Session], None]] = []
+        self._pool = _WorkerPool(max_workers, name)
+        self._reader_ident: int | None = None
+        self._reader: threading.Thread | None = None
+
+    # --- running -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the reader thread (it belongs to this session and ends with it)."""
+        self._reader = threading.Thread(target=self.run, name=f"{self.name}-reader", daemon=True)
+        self._reader.start()
+
+    def run(self) -> None:
+        """Read and dispatch messages on the calling thread until the stream ends."""
+        self._reader_ident = threading.get_ident()
+        reason = self._transport.describe_close()
+        try:
+            while True:
+                try:
+                    data = self._transport.receive()
+                except McpError as exc:  # a framing error the transport recovered from
+                    self._send_quietly(jsonrpc.error_response(None, exc))
+                    continue
+                if data is None:
+                    reason = self._transport.describe_close()
+                    break
+                self._dispatch(data)
+        except Exception as exc:  # OSError or worse: the channel is unusable
+            if not self._closed:
+                log.debug("transport failed", exc_info=True)
+                reason = f"transport failed: {exc}"
+        finally:
+            self._shutdown(reason)
+
+    def on_close(self, callback: Callable[[Session], None]) -> None:
+        """Call ``callback(session)`` once the session has closed (at once if it already has)."""
+        with self._lock:
+            if not self._closed:
+                self._close_callbacks.append(callback)
+                return
+        callback(self)
+
+    def close(self, reason: str = "closed by this side") -> None:
+        """Close the connection: fail pending requests, flag running handlers, stop workers."""
+        self._shutdown(reason)
+
+    def _shutdown(self, reason: str) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self.close_reason = reason
+            pending = list(self._pending.values())
+            self._pending.clear()
+            self._progress.clear()
+            running = list(self._incoming.values())
+        for out in pending:
+            out.future.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
+        for ctx in running:
+            ctx._cancel(f"connection closed: {reason}")
+        self._pool.stop()
+        try:
+            self._transport.close()
+        except Exception:
+            log.debug("error while closing transport", exc_info=True)
+        self.closed.set()
+        for callback in self._close_callbacks:
+            try:
+                callback(self)
+            except Exception:
+                log.exception("error in on_close callback")
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
+    # --- sending -----------------------------------------------------------------------------
+
+    def _send(self, msg: Message) -> None:
+        data = jsonrpc.encode(msg)
+        if self._trace is not None:
+            self._trace("->", data)
+        try:
+            self._transport.send(data)
+        except (OSError, ValueError) as exc:  # ValueError: write to a closed file
+            raise ConnectionClosed(f"Connection closed: could not send ({exc})") from exc
+
+    def _send_quietly(self, msg: Message) -> None:
+        """Send a response; if the peer is gone there is nobody to tell, so just log it."""
+        try:
+            self._send(msg)
+        except McpError:
+            log.debug("dropped a response: the connection is closed")
+
+    def start_request(
+        self, method: str, params: dict[str, Any] | None = None, *, on_progress: ProgressCallback | None = None
+    ) -> OutgoingRequest:
+        """Send a request and return at once; ``.result(timeout)`` waits for the answer."""
+        if threading.get_ident() == self._reader_ident:
+            # A request made here could never be answered: its response would have to be read
+            # by this very thread. Fail loudly instead of hanging.
+            raise RuntimeError(
+                f"cannot send {method!r} from a notification callback: it runs on the session's reader "
+                "thread, which must stay free to read the answer. Hand the work to another thread."
+            )
+        with self._lock:
+            if self._closed:
+                raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
+            request_id = self._next_id  # MSG-04: ids are never reused within a session
+            self._next_id += 1
+            out = OutgoingRequest(self, request_id, method)
+            self._pending[request_id] = out
+            if on_progress is not None:  # PROG-01, PROG-02: the request id is a unique token
+                params = dict(params or {})
+                params["_meta"] = {**params.get("_meta", {}), "progressToken": request_id}
+                self._progress[request_id] = on_progress
+        try:
+            self._send(jsonrpc.request(request_id, method, params))
+        except McpError:
+            self._forget(request_id)
+            raise
+        return out
+
+    def request(
+        self, method: str, params: dict[str, Any] | None = None, *,
+        timeout: float | None = None, on_progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Send a request and wait for its result (see ``OutgoingRequest.result``)."""
+        return self.start_request(method, params, on_progress=on_progress).result(timeout)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification (no answer is expected)."""
+        if self._closed:
+            raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
+        self._send(jsonrpc.notification(method, params))
+
+    def _forget(self, request_id: RequestId) -> bool:
+        """Remove a pending request; True if it was still pending (the caller now owns its Future)."""
+        with self._lock:
+            self._progress.pop(request_id, None)
+            return self._pending.pop(request_id, None) is not None
+
+    # --- receiving ---------------------------------------------------------------------------
+
+    def _dispatch(self, data: bytes) -> None:
+        if self._trace is not None:
+            self._trace("<-", data)
+        try:
+            msg = jsonrpc.decode(data)
+            kind = jsonrpc.classify(msg)
+        except InvalidRequest as exc:
+            self._send_quietly(jsonrpc.error_response(exc.request_id, exc))
+            return
+        except McpError as exc:  # ParseError: the id cannot be known, so it is null
+            self._send_quietly(jsonrpc.error_response(None, exc))
+            return
+        if kind is jsonrpc.RESPONSE:
+            self._on_response(msg)
+        elif kind is jsonrpc.REQUEST:
+            self._on_incoming_request(msg)
+        else:
+            self._on_incoming_notification(msg)
+
+    def _on_response(self, msg: Message) -> None:
+        request_id = msg.get("id")
+        with self._lock:
+            out = self._pending.pop(request_id, None) if jsonrpc.is_valid_id(request_id) else None
+            if out is not None:
+                self._progress.pop(request_id, None)
+        if out is None:
+            # CAN-10: a late answer to a request we cancelled or timed out; or the peer's error
+            # about a message of ours it could not parse (id null). Nothing is waiting for it.
+            log.debug("dropping response with no pending request: %r", msg)
+            return
+        if "result" in msg and "error" not in msg:  # MSG-06
+            result = msg["result"]
+            if isinstance(result, dict):
+                out.future.set_result(result)
+            else:
+                out.future.set_exception(InvalidRequest(f"peer answered {out.method} with a non-object result: {result!r}"))
+        elif "error" in msg and "result" not in msg:
+            out.future.set_exception(McpError.from_error(msg["error"]))
+        else:
+            out.future.set_exception(InvalidRequest(f"peer answered {out.method} with both result and error"))
+
+    def _on_incoming_request(self, msg: Message) -> None:
+        request_id = msg["id"]
+        params = msg.get("params")
+        ctx = RequestContext(self, request_id, msg["method"], params if isinstance(params, dict) else {})
+        with self._lock:
+            if request_id in self._incoming:  # MSG-04, broken by the peer
+                duplicate = True
+            else:
+                duplicate = False
+                self._incoming[request_id] = ctx
+        if duplicate:
+            self._send_quietly(jsonrpc.error_response(
+                request_id, InvalidRequest(f"Invalid Request: id {request_id!r} is already in use by a request in progress")
+            ))
+        elif params is not None and not isinstance(params, dict):
+            self._finish(ctx, jsonrpc.error_response(request_id, InvalidParams("Invalid params: MCP params must be an object")))
+        elif ctx.method in self._inline_methods:
+            self._run_request(ctx)
+        else:
+            self._pool.submit(self._run_request, ctx)
+
+    def _run_request(self, ctx: RequestContext) -> None:
+        if ctx.cancelled.is_set():  # cancelled while it waited for a worker
+            self._finish(ctx, None)
+            return
+        try:
+            response = jsonrpc.result_response(ctx.request_id, self._on_request(ctx))
+        except McpError as exc:
+            response = jsonrpc.error_response(ctx.request_id, exc)
+        except Exception:
+            # Log the details here; never send internals to the peer.
+            log.exception("handler for %s failed", ctx.method)
+            response = jsonrpc.error_response(ctx.request_id, InternalError(f"Internal error while handling {ctx.method}"))
+        self._finish(ctx, response)
+
+    def _finish(self, ctx: RequestContext, response: Message | None) -> None:
+        with self._lock:
+            self._incoming.pop(ctx.request_id, None)
+            ctx._done = True  # PROG-15: no progress after this point
+        if response is not None and not ctx.cancelled.is_set():  # CAN-06
+            self._send_quietly(response)
+
+    def _on_incoming_notification(self, msg: Message) -> None:
+        method = msg["method"]
+        params = msg.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if method == "notifications/cancelled":
+            self._on_cancelled(params)
+        elif method == "notifications/progress":
+            self._on_progress(params)
+        else:
+            try:
+                self._on_notification(self, method, params)
+            except Exception:
+                log.exception("notification handler for %s failed", method)
+
+    def _on_cancelled(self, params: dict[str, Any]) -> None:
+        request_id = params.get("requestId")
+        reason = params.get("reason")
+        with self._lock:
+            ctx = self._incoming.get(request_id) if jsonrpc.is_valid_id(request_id) else None
+        if ctx is None:  # CAN-07, CAN-08, CAN-14, CAN-15, CAN-16: unknown, finished or malformed
+            log.debug("ignoring cancellation of unknown request %r", request_id)
+            return
+        if ctx.method == "initialize":  # CAN-03: initialize cannot be cancelled
+            return
+        log.info("peer cancelled request %r (%s): %s", request_id, ctx.method, reason)  # CAN-12
+        ctx._cancel(reason if isinstance(reason, str) else None)  # CAN-04, CAN-18
+
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        with self._lock:
+            callback = self._progress.get(token) if jsonrpc.is_valid_id(token) else None
+        if callback is None:  # PROG-13: not a token of an active request of ours
+            return
+        try:
+            callback(params)
+        except Exception:
+            log.exception("progress callback failed")
