@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import inspect
 import json
 import logging
 import shlex
@@ -45,7 +46,7 @@ def load_server(target: str) -> Server:
     obj = getattr(module, attribute, None)
     if obj is None:
         raise SystemExit(f"mcp-ref: {module_name} has no attribute {attribute!r}")
-    if not isinstance(obj, Server) and callable(obj):
+    if inspect.isfunction(obj):  # a factory: def make_server() -> Server
         obj = obj()
     if not isinstance(obj, Server):
         raise SystemExit(f"mcp-ref: {target} is not an mcp_ref Server")

@@ -24,7 +24,8 @@ Use it as a context manager so the connection (and a spawned server) is always s
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import lifecycle
 from .jsonrpc import McpError, MethodNotFound

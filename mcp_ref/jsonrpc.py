@@ -26,7 +26,7 @@ with ``.code == -32602``.
 from __future__ import annotations
 
 import json
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 JSONRPC_VERSION = "2.0"
 
@@ -190,8 +190,15 @@ def error_response(request_id: RequestId | None, error: McpError) -> Message:
 
 
 def encode(msg: Message) -> bytes:
-    """Compact UTF-8 JSON with no newline inside (TR-02); json escapes U+2028 and control chars."""
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """Compact UTF-8 JSON on one line (TR-02): json escapes newlines and control characters.
+
+    U+2028 and U+2029 are legal raw inside JSON strings, but peers that split lines with
+    ``str.splitlines()`` would cut a message there, so we escape them too.
+    """
+    text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+    if "\u2028" in text or "\u2029" in text:
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return text.encode("utf-8")
 
 
 # --- parsing and classifying -----------------------------------------------------------------
@@ -209,7 +216,7 @@ def decode(data: bytes) -> Any:
         raise ParseError(f"Parse error: {exc}") from None
 
 
-def is_valid_id(value: Any) -> bool:
+def is_valid_id(value: Any) -> TypeGuard[RequestId]:
     """MSG-02/MSG-03: a string or an integer; not null, not a float, and not a JSON boolean."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 

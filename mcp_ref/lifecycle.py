@@ -45,7 +45,8 @@ class Phase(enum.Enum):
     OPERATING = "operating"
 
 
-# Which requests a server serves in each phase. ``None`` means "every known method".
+# Which requests a server serves in each phase. ``None`` means "every known method except
+# initialize", which is accepted once per session.
 ALLOWED: dict[Phase, frozenset[str] | None] = {
     Phase.AWAITING_INITIALIZE: frozenset({"initialize", "ping"}),  # LC-01; ping is always allowed
     Phase.AWAITING_INITIALIZED: frozenset({"ping"}),  # LC-08: the client must send initialized first
@@ -70,7 +71,7 @@ class LifecycleState:
     def gate(self, method: str) -> None:
         """Raise InvalidRequest if ``method`` may not be served in the current phase."""
         allowed = ALLOWED[self.phase]
-        if allowed is None or method in allowed:
+        if method in allowed if allowed is not None else method != "initialize":
             return
         if method == "initialize":
             raise InvalidRequest("Invalid Request: the session is already initialized")

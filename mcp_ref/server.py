@@ -18,7 +18,8 @@ In short:
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import lifecycle, stdio
 from .jsonrpc import MethodNotFound
@@ -108,6 +109,9 @@ class Server:
         with self._sessions_lock:
             return list(self._sessions)
 
-    def serve_stdio(self) -> None:
-        """Serve one client on this process's stdin/stdout; returns when stdin closes (LC-19)."""
-        stdio.serve(self.open_session)
+    def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES) -> None:
+        """Serve one client on this process's stdin/stdout; returns when stdin closes (LC-19).
+
+        A line longer than ``max_line_bytes`` is discarded and answered -32600.
+        """
+        stdio.serve(self.open_session, max_line_bytes=max_line_bytes)

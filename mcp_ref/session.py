@@ -39,9 +39,10 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from . import jsonrpc
 from .jsonrpc import (
@@ -448,9 +449,10 @@ class Session:
 
     def _on_response(self, msg: Message) -> None:
         request_id = msg.get("id")
-        with self._lock:
-            out = self._pending.pop(request_id, None) if jsonrpc.is_valid_id(request_id) else None
-            if out is not None:
+        out = None
+        if jsonrpc.is_valid_id(request_id):
+            with self._lock:
+                out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
         if out is None:
             # CAN-10: a late answer to a request we cancelled or timed out; or the peer's error

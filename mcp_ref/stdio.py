@@ -34,7 +34,8 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import IO, TYPE_CHECKING, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING
 
 from .jsonrpc import ConnectionClosed, InvalidRequest
 
@@ -226,7 +227,7 @@ class SubprocessTransport(StdioTransport):
         except subprocess.TimeoutExpired:
             return "the server closed its stdout"
         self._stderr_thread.join(timeout=0.2)
-        tail = " | ".join(line for line in self.stderr_tail if line.strip())[-500:]
+        tail = " | ".join([line.strip() for line in self.stderr_tail if line.strip()][-3:])[-400:]
         return f"server process exited with code {code}" + (f"; its stderr ended with: {tail}" if tail else "")
 
     def close(self) -> None:
@@ -267,7 +268,8 @@ def _write_to_our_stderr(line: str) -> None:
 
 
 def serve(make_session: Callable[[StdioTransport], Session], *,
-          stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+          stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
+          max_line_bytes: int = MAX_LINE_BYTES) -> None:
     """Serve one session on this process's stdin/stdout until stdin ends (LC-19).
 
     TR-04: with the real stdout, the protocol gets a private duplicate of file descriptor 1, and
@@ -283,7 +285,7 @@ def serve(make_session: Callable[[StdioTransport], Session], *,
         os.dup2(2, 1)
     reader = stdin if stdin is not None else sys.stdin.buffer
     try:
-        session = make_session(StdioTransport(reader, stdout))
+        session = make_session(StdioTransport(reader, stdout, max_line_bytes=max_line_bytes))
         session.run()  # returns at end of input, after failing anything still pending
     except KeyboardInterrupt:
         pass

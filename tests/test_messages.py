@@ -1,0 +1,190 @@
+"""basic/messages: envelopes, ids, and the error code for each kind of bad input.
+
+https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
+Unit tests of jsonrpc.py, then the same rules over a real server subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from mcp_ref import jsonrpc
+from mcp_ref.jsonrpc import InvalidRequest, McpError, ParseError
+
+from .conftest import ROOT, TEST_SERVER, server_command
+
+
+def test_encode_is_compact_one_line_utf8() -> None:
+    msg = jsonrpc.request(0, "tools/call", {"text": "a\nb\u2028c é"})
+    data = jsonrpc.encode(msg)
+    assert b"\n" not in data  # TR-02
+    assert b"\xe2\x80\xa8" not in data  # U+2028 escaped for peers that use splitlines()
+    assert data.startswith(b'{"jsonrpc":"2.0","id":0,"method":"tools/call"')  # compact separators
+    assert "é".encode() in data  # UTF-8, not \u escapes
+    assert json.loads(data) == msg
+
+
+@pytest.mark.parametrize("msg, kind", [
+    ({"jsonrpc": "2.0", "id": 0, "method": "ping"}, jsonrpc.REQUEST),
+    ({"jsonrpc": "2.0", "id": "abc", "method": "ping"}, jsonrpc.REQUEST),
+    ({"jsonrpc": "2.0", "id": -5, "method": "ping", "params": {}}, jsonrpc.REQUEST),
+    ({"jsonrpc": "2.0", "method": "notifications/initialized"}, jsonrpc.NOTIFICATION),
+    ({"jsonrpc": "2.0", "id": 1, "result": {}}, jsonrpc.RESPONSE),
+    ({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}, jsonrpc.RESPONSE),
+    ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}, jsonrpc.RESPONSE),
+    ({"jsonrpc": "2.0", "id": 1, "method": "x", "unknownField": {"kept": True}}, jsonrpc.REQUEST),
+])
+def test_classify_valid(msg: dict[str, Any], kind: str) -> None:
+    assert jsonrpc.classify(msg) == kind
+
+
+@pytest.mark.parametrize("msg, readable_id", [
+    ([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], None),  # batches are not in 2024-11-05
+    ("ping", None),
+    ({"id": 1, "method": "ping"}, 1),  # MSG-01: no jsonrpc member
+    ({"jsonrpc": "1.0", "id": 1, "method": "ping"}, 1),
+    ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),  # MSG-03
+    ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None),  # MSG-02
+    ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None),
+    ({"jsonrpc": "2.0", "id": 7, "method": 42}, 7),
+    ({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": "x"}, 7),
+    ({"jsonrpc": "2.0", "id": 7}, 7),
+])
+def test_classify_invalid_gives_32600_with_readable_id(msg: Any, readable_id: Any) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        jsonrpc.classify(msg)
+    assert info.value.code == -32600
+    assert info.value.request_id == readable_id
+
+
+def test_decode_rejects_non_json_and_bad_utf8() -> None:
+    for data in (b"{not json", b"\xff\xfe{}", b""):
+        with pytest.raises(ParseError) as info:
+            jsonrpc.decode(data)
+        assert info.value.code == -32700
+
+
+def test_error_round_trip_keeps_code_message_data_and_picks_subclass() -> None:
+    wire = jsonrpc.error_response(3, jsonrpc.ResourceNotFound("Resource not found", {"uri": "x://y"}))
+    assert wire == {"jsonrpc": "2.0", "id": 3, "error": {"code": -32002, "message": "Resource not found", "data": {"uri": "x://y"}}}
+    exc = McpError.from_error(wire["error"])
+    assert isinstance(exc, jsonrpc.ResourceNotFound) and exc.code == -32002 and exc.data == {"uri": "x://y"}
+    custom = McpError.from_error({"code": -1, "message": "User rejected sampling request"})
+    assert type(custom) is McpError and custom.code == -1
+
+
+def test_request_timeout_is_a_timeout_error() -> None:
+    assert issubclass(jsonrpc.RequestTimeout, TimeoutError)
+    assert issubclass(jsonrpc.RequestTimeout, McpError)
+
+
+# --- over the wire, against a real server process ---------------------------------------------
+
+
+class RawServer:
+    """A server subprocess spoken to with raw lines, to send what a well-behaved client never would."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(server_command(TEST_SERVER), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     cwd=ROOT)
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> Any:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, "server closed its stdout"
+        return json.loads(line)
+
+    def call(self, msg: dict[str, Any]) -> Any:
+        self.send(json.dumps(msg).encode())
+        return self.receive()
+
+    def initialize(self) -> None:
+        reply = self.call({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        assert reply["result"]["protocolVersion"] == "2024-11-05"
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=5)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return code
+
+
+@pytest.fixture
+def raw() -> Any:
+    server = RawServer()
+    yield server
+    if server.proc.poll() is None:
+        server.close()
+
+
+def test_error_codes_over_the_wire(raw: RawServer) -> None:
+    raw.initialize()
+    cases: list[tuple[bytes, Any, int]] = [
+        (b"{this is not json", None, -32700),
+        (b"\xff\xfe garbage", None, -32700),
+        (b"[1, 2]", None, -32600),  # a batch
+        (b'{"jsonrpc":"2.0","id":5}', 5, -32600),
+        (b'{"jsonrpc":"1.0","id":"v","method":"ping"}', "v", -32600),
+        (b'{"jsonrpc":"2.0","id":6,"method":"no/such/method"}', 6, -32601),
+        (b'{"jsonrpc":"2.0","id":7,"method":"ping","params":[1]}', 7, -32602),
+        (b'{"jsonrpc":"2.0","id":8,"method":"test/crash"}', 8, -32603),
+    ]
+    for line, expected_id, code in cases:
+        raw.send(line)
+        reply = raw.receive()
+        assert reply["id"] == expected_id and reply["error"]["code"] == code, (line, reply)
+        assert isinstance(reply["error"]["message"], str) and reply["error"]["message"]
+        assert "result" not in reply  # MSG-06
+    # -32603 leaks no internals (DESIGN principle 4)
+    raw.send(b'{"jsonrpc":"2.0","id":9,"method":"test/crash"}')
+    assert "secret" not in json.dumps(raw.receive())
+    # ... and after all that, the session still serves.
+    assert raw.call({"jsonrpc": "2.0", "id": 10, "method": "ping"}) == {"jsonrpc": "2.0", "id": 10, "result": {}}
+
+
+def test_ids_zero_negative_and_strings_are_distinct_and_echoed(raw: RawServer) -> None:
+    raw.initialize()
+    for request_id in (0, -1, "1", 1, "", "0"):
+        reply = raw.call({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert reply == {"jsonrpc": "2.0", "id": request_id, "result": {}}  # MSG-05
+        assert type(reply["id"]) is type(request_id)
+
+
+def test_notifications_are_never_answered(raw: RawServer) -> None:
+    raw.initialize()
+    raw.send(b'{"jsonrpc":"2.0","method":"notifications/unknown","params":{"x":1}}')
+    raw.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345}}')
+    raw.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled"}')  # malformed: ignored (CAN-16)
+    # The next thing to arrive is the answer to this ping, nothing before it.
+    assert raw.call({"jsonrpc": "2.0", "id": "after", "method": "ping"})["id"] == "after"
+
+
+def test_a_reused_id_while_in_flight_is_refused(raw: RawServer) -> None:
+    raw.initialize()
+    raw.send(b'{"jsonrpc":"2.0","id":1,"method":"test/sleep","params":{"seconds":0.5}}')
+    raw.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')  # MSG-04 broken by the client
+    first = raw.receive()
+    assert first["id"] == 1 and first["error"]["code"] == -32600
+    second = raw.receive()
+    assert second == {"jsonrpc": "2.0", "id": 1, "result": {"slept": 0.5}}
+
+
+def test_responses_are_never_answered_even_when_malformed(raw: RawServer) -> None:
+    raw.initialize()
+    raw.send(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"peer could not parse"}}')
+    raw.send(b'{"jsonrpc":"2.0","id":999,"result":{}}')  # answers nothing we sent
+    raw.send(b'{"jsonrpc":"2.0","id":998,"result":{},"error":{"code":1,"message":"both"}}')
+    assert raw.call({"jsonrpc": "2.0", "id": "next", "method": "ping"})["id"] == "next"
