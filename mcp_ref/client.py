@@ -27,7 +27,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import lifecycle
+from . import lifecycle, pagination, prompts, tools
 from .jsonrpc import McpError, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
 from .stdio import SubprocessTransport
@@ -46,15 +46,28 @@ class Client:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         client_info: dict[str, Any] | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
         trace: TraceCallback | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
-        self._on_notification = on_notification
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": lambda ctx: {},  # PING-01
         }
+        # Every notification a server may send, and who hears it. Each callback runs on the
+        # reader thread, in arrival order: keep it short, and do not send requests from it.
+        self.notification_handlers: dict[str, Callable[[dict[str, Any]], None] | None] = {
+            "notifications/message": on_log_message,  # server/utilities/logging
+            "notifications/resources/updated": (  # server/resources
+                (lambda params: on_resource_updated(params.get("uri", ""))) if on_resource_updated else None),
+            "notifications/resources/list_changed": (lambda p: on_list_changed("resources")) if on_list_changed else None,
+            "notifications/tools/list_changed": (lambda p: on_list_changed("tools")) if on_list_changed else None,
+            "notifications/prompts/list_changed": (lambda p: on_list_changed("prompts")) if on_list_changed else None,
+        }
+        self._on_notification = on_notification
         self._session = Session(
             transport,
             on_request=self._handle_request,
@@ -163,8 +176,80 @@ class Client:
         return handler(ctx)
 
     def _handle_notification(self, session: Session, method: str, params: dict[str, Any]) -> None:
-        if self._on_notification is not None:
+        handler = self.notification_handlers.get(method)
+        if handler is not None:
+            handler(params)
+        elif self._on_notification is not None:  # everything without a callback of its own
             self._on_notification(method, params)
+
+    # --- server features (server/tools, resources, prompts, utilities) ----------------------------
+
+    def _require(self, capability: str, flag: str | None = None, *, method: str) -> None:
+        """AR-01, LC-15: refuse locally, with no round trip, what the server did not declare."""
+        declared = self.server_capabilities.get(capability)
+        if not isinstance(declared, dict) or (flag is not None and not declared.get(flag)):
+            what = capability + (f".{flag}" if flag else "")
+            raise MethodNotFound(f"the server did not declare the {what!r} capability, so it does not support {method}")
+
+    def _list(self, method: str, field: str) -> list[dict[str, Any]]:
+        return pagination.list_all(lambda m, p: self.request(m, p), method, field)
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, across all pages (server/tools)."""
+        self._require("tools", method="tools/list")
+        return self._list("tools/list", "tools")
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
+                  timeout: float | None = None, on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """Call a tool; returns the ``CallToolResult`` dict. A tool that failed comes back with
+        ``isError: true`` (it is not raised); an unknown tool or bad arguments raise InvalidParams."""
+        self._require("tools", method="tools/call")
+        return self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout, on_progress=on_progress)
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        """Every resource, across all pages (server/resources)."""
+        self._require("resources", method="resources/list")
+        return self._list("resources/list", "resources")
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template, across all pages."""
+        self._require("resources", method="resources/templates/list")
+        return self._list("resources/templates/list", "resourceTemplates")
+
+    def read_resource(self, uri: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """Read a resource; returns ``{"contents": [...]}``. Unknown URI: ResourceNotFound (-32002)."""
+        self._require("resources", method="resources/read")
+        return self.request("resources/read", {"uri": uri}, timeout=timeout)
+
+    def subscribe_resource(self, uri: str) -> None:
+        """Ask for ``notifications/resources/updated`` about ``uri`` (see ``on_resource_updated``)."""
+        self._require("resources", "subscribe", method="resources/subscribe")
+        self.request("resources/subscribe", {"uri": uri})
+
+    def unsubscribe_resource(self, uri: str) -> None:
+        self._require("resources", "subscribe", method="resources/unsubscribe")
+        self.request("resources/unsubscribe", {"uri": uri})
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt, across all pages (server/prompts)."""
+        self._require("prompts", method="prompts/list")
+        return self._list("prompts/list", "prompts")
+
+    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        """Get a prompt's messages; returns ``{"description"?, "messages": [...]}``."""
+        self._require("prompts", method="prompts/get")
+        return self.request("prompts/get", prompts.get_prompt_params(name, arguments))
+
+    def complete(self, ref: dict[str, Any], argument: dict[str, Any]) -> dict[str, Any]:
+        """Ask for completions: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``, ``argument`` is ``{"name", "value"}``. Returns
+        ``{"completion": {"values", "total"?, "hasMore"?}}``. (No capability gates this in 2024-11-05.)"""
+        return self.request("completion/complete", {"ref": ref, "argument": argument})
+
+    def set_logging_level(self, level: str) -> None:
+        """Ask for log messages at ``level`` and above (see ``on_log_message``)."""
+        self._require("logging", method="logging/setLevel")
+        self.request("logging/setLevel", {"level": level})
 
 
 __all__ = ["Client", "McpError"]

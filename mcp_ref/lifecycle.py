@@ -66,7 +66,8 @@ class LifecycleState:
         self.protocol_version: str | None = None
         self.peer_info: dict[str, Any] | None = None  # clientInfo or serverInfo
         self.peer_capabilities: dict[str, Any] = {}
-        self.instructions: str | None = None  # server side only: what the server told the client
+        self.instructions: str | None = None  # what the server told the client
+        self.capabilities: dict[str, Any] = {}  # what this side declared
 
     def gate(self, method: str) -> None:
         """Raise InvalidRequest if ``method`` may not be served in the current phase."""

@@ -5,27 +5,58 @@ https://modelcontextprotocol.io/specification/2024-11-05/server
 
 In short:
 
-1. A ``Server`` holds what its author registered and serves any number of sessions (one per
-   connected client), over stdio (``serve_stdio``) or any other transport (``open_session``).
+1. A ``Server`` holds what its author registered (tools, resources, prompts, completers) and
+   serves any number of sessions, one per connected client, over stdio (``serve_stdio``) or
+   any other transport (``open_session``).
 2. Every request a client can send is listed in ``Server.request_handlers``: method string ->
    handler. That table *is* the server's protocol; a method missing from it is answered -32601
    in every phase.
-3. Before a handler runs, the lifecycle gate checks the session's phase (lifecycle.py).
+3. Before a handler runs, the lifecycle gate checks the session's phase (lifecycle.py), and
+   ``REQUIRED_CAPABILITY`` checks that the method belongs to a capability this server
+   declared to this client (AR-01, AR-02).
 4. The capabilities sent in the ``initialize`` result are computed from what is registered, so
-   the server never advertises what it cannot do, nor does what it did not advertise (AR-02).
+   the server never advertises what it cannot do, nor serves what it did not advertise.
+5. Changes while clients are connected are announced: adding or removing a tool, resource or
+   prompt sends ``list_changed`` to every session that was told ``listChanged``;
+   ``notify_resource_updated(uri)`` tells the sessions subscribed to that URI.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from . import lifecycle, stdio
-from .jsonrpc import MethodNotFound
+from . import lifecycle, logs, stdio
+from .completion import Completer, CompletionRegistry
+from .jsonrpc import McpError, MethodNotFound
+from .lifecycle import Phase
+from .pagination import DEFAULT_PAGE_SIZE
+from .prompts import PromptRegistry
+from .resources import ResourceRegistry
 from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
+from .tools import ToolRegistry
+
+log = logging.getLogger("mcp_ref.server")
 
 Handler = Callable[[RequestContext], dict[str, Any]]
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Which declared capability each request needs: (capability, sub-flag or None).
+REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
+    "tools/list": ("tools", None),  # TOOL-05, AR-04
+    "tools/call": ("tools", None),
+    "resources/list": ("resources", None),  # RES-01
+    "resources/templates/list": ("resources", None),
+    "resources/read": ("resources", None),
+    "resources/subscribe": ("resources", "subscribe"),  # AR-03
+    "resources/unsubscribe": ("resources", "subscribe"),
+    "prompts/list": ("prompts", None),  # PRM-01
+    "prompts/get": ("prompts", None),
+    "logging/setLevel": ("logging", None),  # LOG-01
+    # completion/complete: 2024-11-05 defines no capability; see completion.py
+}
 
 
 def _ping(ctx: RequestContext) -> dict[str, Any]:
@@ -33,36 +64,124 @@ def _ping(ctx: RequestContext) -> dict[str, Any]:
 
 
 class Server:
-    """An MCP server. ``Server("name", version="1.0", instructions="...")``."""
+    """An MCP server. ``Server("name", version="1.0", instructions="...")``.
+
+    ``page_size`` is the number of items per page of every list method (None: no paging).
+    ``logging=False`` leaves out the ``logging`` capability (and ``ctx.log`` then sends nothing
+    the client could have asked for).
+    """
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
+                 page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  max_workers: int = DEFAULT_MAX_WORKERS):
         self.name = name
         self.version = version
         self.instructions = instructions
+        self.page_size = page_size
+        self.logging = logging
         self.max_workers = max_workers
         self._sessions: set[Session] = set()
         self._sessions_lock = threading.Lock()
+        self.tools = ToolRegistry(lambda: self._list_changed("tools"))
+        self.resources = ResourceRegistry(lambda: self._list_changed("resources"))
+        self.prompts = PromptRegistry(lambda: self._list_changed("prompts"))
+        self.completions = CompletionRegistry()
         # The whole protocol a client can speak to this server. (Cancellation and progress
         # notifications are handled by the session engine itself, see session.py.)
         self.request_handlers: dict[str, Handler] = {
             "initialize": self._initialize,  # basic/lifecycle
             "ping": _ping,  # basic/utilities/ping
+            "tools/list": lambda ctx: self.tools.page(ctx.params, self.page_size),  # server/tools
+            "tools/call": lambda ctx: self.tools.call(ctx, ctx.params),
+            "resources/list": lambda ctx: self.resources.page(ctx.params, self.page_size),  # server/resources
+            "resources/templates/list": lambda ctx: self.resources.page(ctx.params, self.page_size, templates=True),
+            "resources/read": lambda ctx: self.resources.read(ctx, ctx.params),
+            "resources/subscribe": lambda ctx: self.resources.subscribe(ctx.session, ctx.params),
+            "resources/unsubscribe": lambda ctx: self.resources.unsubscribe(ctx.session, ctx.params),
+            "prompts/list": lambda ctx: self.prompts.page(ctx.params, self.page_size),  # server/prompts
+            "prompts/get": lambda ctx: self.prompts.get(ctx, ctx.params),
+            "logging/setLevel": lambda ctx: logs.set_level(ctx.session, ctx.params),  # utilities/logging
+            "completion/complete": lambda ctx: self.completions.complete(  # utilities/completion
+                ctx, ctx.params, self._ref_exists),
         }
         self.notification_handlers: dict[str, Callable[[Session, dict[str, Any]], None]] = {
             "notifications/initialized": lambda session, params: lifecycle.accept_initialized(session.lifecycle),
         }
 
+    # --- registering features ---------------------------------------------------------------------
+
+    def tool(self, name: str | None = None, description: str | None = None,
+             input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+        """Decorator: register a tool. Name and description default to the function's name and
+        docstring; the input schema to one derived from its signature and type hints. A parameter
+        named ``ctx`` receives the request context."""
+        def register(fn: F) -> F:
+            self.tools.add(fn, name, description, input_schema)
+            return fn
+        return register
+
+    def resource(self, uri: str, name: str | None = None, description: str | None = None,
+                 mime_type: str | None = None) -> Callable[[F], F]:
+        """Decorator: register a resource at ``uri``. The function returns str (text) or bytes (blob)."""
+        def register(fn: F) -> F:
+            self.resources.add(fn, uri, name, description, mime_type)
+            return fn
+        return register
+
+    def resource_template(self, uri_template: str, name: str | None = None, description: str | None = None,
+                          mime_type: str | None = None) -> Callable[[F], F]:
+        """Decorator: register a URI template such as ``notes://{topic}``; the function gets the
+        variables as keyword arguments."""
+        def register(fn: F) -> F:
+            self.resources.add(fn, uri_template, name, description, mime_type, template=True)
+            return fn
+        return register
+
+    def prompt(self, name: str | None = None, description: str | None = None,
+               arguments: list[dict[str, Any]] | None = None) -> Callable[[F], F]:
+        """Decorator: register a prompt. Arguments default to the function's parameters (required
+        when they have no default). Return a str (one user message) or a list of messages."""
+        def register(fn: F) -> F:
+            self.prompts.add(fn, name, description, arguments)
+            return fn
+        return register
+
+    def completion(self, ref_type: str, ref: str, argument: str) -> Callable[[F], F]:
+        """Decorator: a completer for one argument of a prompt (``"ref/prompt"``, prompt name)
+        or one variable of a resource template (``"ref/resource"``, the URI template)."""
+        def register(fn: F) -> F:
+            self.completions.add(ref_type, ref, argument, fn)
+            return fn
+        return register
+
+    def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
+        """Register a completer function, or a fixed list of values filtered by prefix."""
+        self.completions.add(ref_type, ref, argument, completer)
+
+    def _ref_exists(self, ref_type: str, key: str) -> bool:
+        return key in self.prompts if ref_type == "ref/prompt" else self.resources.has(key)
+
     # --- capabilities and lifecycle -----------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
         """The ``capabilities`` object of the initialize result, from what is registered (AR-02)."""
-        return {}
+        capabilities: dict[str, Any] = {}
+        if self.logging:
+            capabilities["logging"] = {}  # LOG-01
+        if self.prompts:
+            capabilities["prompts"] = {"listChanged": True}  # PRM-01
+        if self.resources:
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}  # RES-01
+        if self.tools:
+            capabilities["tools"] = {"listChanged": True}  # TOOL-05
+        return capabilities
 
     def _initialize(self, ctx: RequestContext) -> dict[str, Any]:
-        version = lifecycle.accept_initialize(ctx.session.lifecycle, ctx.params)
+        state = ctx.session.lifecycle
+        version = lifecycle.accept_initialize(state, ctx.params)
+        state.capabilities = self.capabilities()
         return lifecycle.initialize_result(  # LC-07
-            version, self.capabilities(), {"name": self.name, "version": self.version}, self.instructions
+            version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions
         )
 
     # --- dispatch -----------------------------------------------------------------------------
@@ -72,12 +191,50 @@ class Server:
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
         ctx.session.lifecycle.gate(ctx.method)  # LC-01, LC-08
+        required = REQUIRED_CAPABILITY.get(ctx.method)
+        if required is not None:  # AR-01: serve only what this client was told we support
+            capability = ctx.session.lifecycle.capabilities.get(required[0])
+            if capability is None or (required[1] is not None and not capability.get(required[1])):
+                what = required[0] + (f".{required[1]}" if required[1] else "")
+                raise MethodNotFound(f"Method not found: {ctx.method} (this server did not declare {what})")
         return handler(ctx)
 
     def _handle_notification(self, session: Session, method: str, params: dict[str, Any]) -> None:
         handler = self.notification_handlers.get(method)
         if handler is not None:  # unknown notifications are ignored, as JSON-RPC expects
             handler(session, params)
+
+    # --- telling clients about changes ------------------------------------------------------------
+
+    def _operating_sessions(self) -> list[Session]:
+        return [s for s in self.sessions if s.lifecycle.phase is Phase.OPERATING and not s.is_closed]
+
+    def _list_changed(self, feature: str) -> None:
+        """TOOL-06, RES-02, PRM-02: tell every session that was promised ``listChanged``."""
+        for session in self._operating_sessions():
+            if session.lifecycle.capabilities.get(feature, {}).get("listChanged"):
+                self._notify_quietly(session, f"notifications/{feature}/list_changed")
+
+    def notify_resource_updated(self, uri: str) -> int:
+        """Send ``notifications/resources/updated`` to the sessions subscribed to ``uri`` (RES-13).
+        Returns how many were told."""
+        told = 0
+        for session in self.resources.subscribers(uri):
+            if not session.is_closed:
+                told += self._notify_quietly(session, "notifications/resources/updated", {"uri": uri})
+        return told
+
+    def log_handler(self, level: int = logging.NOTSET) -> logs.ClientLogHandler:
+        """A ``logging.Handler`` that forwards Python log records to every connected client."""
+        return logs.ClientLogHandler(self._operating_sessions, level)
+
+    @staticmethod
+    def _notify_quietly(session: Session, method: str, params: dict[str, Any] | None = None) -> bool:
+        try:
+            session.notify(method, params)
+            return True
+        except McpError:
+            return False  # it closed meanwhile
 
     # --- sessions -----------------------------------------------------------------------------
 
@@ -102,6 +259,7 @@ class Server:
     def _forget_session(self, session: Session) -> None:
         with self._sessions_lock:
             self._sessions.discard(session)
+        self.resources.forget_session(session)
 
     @property
     def sessions(self) -> list[Session]:

@@ -144,6 +144,13 @@ class RequestContext:
             params["total"] = total
         self.session.notify("notifications/progress", params)
 
+    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Server side: send the client a log message (server/utilities/logging), if ``level``
+        passes the threshold the client set. Returns whether it was sent."""
+        from .logs import send_log
+
+        return send_log(self.session, level, data, logger)
+
     def request(
         self, method: str, params: dict[str, Any] | None = None, *,
         timeout: float | None = None, on_progress: ProgressCallback | None = None,
@@ -276,6 +283,8 @@ class Session:
         self._trace = trace
         self.name = name
         self.lifecycle = LifecycleState()
+        # Per-session data owned by the layer above: a server keeps the client's log level here.
+        self.state: dict[str, Any] = {}
         self._lock = threading.Lock()  # guards the four tables below and _closed
         self._pending: dict[RequestId, OutgoingRequest] = {}
         self._progress: dict[RequestId, ProgressCallback] = {}

@@ -85,7 +85,7 @@ def test_client_runs_the_lifecycle_in_order(stdio_client: Callable[..., Client],
     assert client.protocol_version == "2024-11-05"
     assert client.server_info == {"name": "mcp-ref-test", "version": "9.9.9"}
     assert client.instructions == "A server for mcp_ref's tests."
-    assert client.server_capabilities == {}
+    assert client.server_capabilities == {"logging": {}}  # the test server registers no features
     sent = tap.methods("->")
     assert sent[:2] == ["initialize", "notifications/initialized"]  # LC-04, LC-08
     first = tap.messages[0][1]

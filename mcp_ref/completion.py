@@ -1,0 +1,96 @@
+"""Completion: argument suggestions for prompts and resource templates, as the user types.
+
+Spec page: server/utilities/completion
+https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/completion
+
+In short:
+
+1. ``completion/complete`` names what is being filled in, ``ref``: a prompt
+   (``{"type": "ref/prompt", "name": ...}``) or a resource template
+   (``{"type": "ref/resource", "uri": <the template>}``), and the ``argument`` with its
+   ``name`` and the ``value`` typed so far.
+2. The result is ``{"completion": {"values": [...], "total"?, "hasMore"?}}``: at most 100
+   values (CMP-12), best first (CMP-01); ``total`` and ``hasMore`` say how many there are.
+3. 2024-11-05 has no capability for completion: a server without completers answers -32601.
+4. Inputs are validated (CMP-04, CMP-08): a bad ``ref`` or ``argument``, or a ref to a prompt
+   or template the server does not have, is -32602.
+
+A completer is a function ``(value) -> list[str]`` (optionally taking ``ctx``), or a fixed list
+of strings that is filtered by prefix. It may also return a dict with ``values``, ``total`` and
+``hasMore`` when it knows better.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Union
+
+from .jsonrpc import InvalidParams, MethodNotFound
+from .tools import context_parameter_name
+
+MAX_VALUES = 100  # CMP-12
+REF_TYPES = {"ref/prompt": "name", "ref/resource": "uri"}
+
+Completer = Union[Callable[..., Any], Sequence[str]]
+
+
+def completion_result(values: Sequence[str], total: int | None = None, has_more: bool | None = None) -> dict[str, Any]:
+    """The ``completion`` object, cut to 100 values with ``total`` and ``hasMore`` set to match."""
+    values = list(values)
+    completion: dict[str, Any] = {"values": values[:MAX_VALUES]}
+    completion["total"] = total if total is not None else len(values)
+    completion["hasMore"] = has_more if has_more is not None else len(values) > MAX_VALUES
+    return {"completion": completion}
+
+
+class CompletionRegistry:
+    """Completers by (ref type, prompt name or URI template, argument name)."""
+
+    def __init__(self) -> None:
+        self._completers: dict[tuple[str, str, str], Completer] = {}
+        self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:
+        return bool(self._completers)
+
+    def add(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
+        if ref_type not in REF_TYPES:
+            raise ValueError(f"ref_type must be one of {', '.join(REF_TYPES)}")
+        with self._lock:
+            self._completers[(ref_type, ref, argument)] = completer
+
+    def complete(self, ctx: Any, params: dict[str, Any], ref_exists: Callable[[str, str], bool]) -> dict[str, Any]:
+        """``completion/complete``. ``ref_exists(type, key)`` says whether the prompt/template exists."""
+        if not self:
+            raise MethodNotFound("Method not found: completion/complete (this server offers no completions)")
+        ref = params.get("ref")
+        argument = params.get("argument")
+        if not isinstance(ref, dict) or ref.get("type") not in REF_TYPES:
+            raise InvalidParams('Invalid params: "ref" must be {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}')
+        key = ref.get(REF_TYPES[ref["type"]])
+        if not isinstance(argument, dict) or not isinstance(argument.get("name"), str) \
+                or not isinstance(argument.get("value"), str):
+            raise InvalidParams('Invalid params: "argument" must be {"name": str, "value": str}')
+        if not isinstance(key, str) or not ref_exists(ref["type"], key):
+            raise InvalidParams(f"Invalid params: no {ref['type'][4:]} {key!r} on this server")
+        with self._lock:
+            completer = self._completers.get((ref["type"], key, argument["name"]))
+        if completer is None:
+            return completion_result([])  # CMP-07: nothing to suggest is a valid answer
+        return self._run(completer, ctx, argument["value"])
+
+    @staticmethod
+    def _run(completer: Completer, ctx: Any, value: str) -> dict[str, Any]:
+        if not callable(completer):  # a fixed list: filter by prefix, case-insensitively
+            folded = value.casefold()
+            return completion_result([v for v in completer if v.casefold().startswith(folded)])
+        context = context_parameter_name(completer)
+        found = completer(value, **({context: ctx} if context else {}))
+        if isinstance(found, dict):
+            return completion_result(found.get("values", []), found.get("total"), found.get("hasMore"))
+        return completion_result(list(found))
+
+
+def complete_params(ref: dict[str, Any], argument: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": ref, "argument": argument}

@@ -1,0 +1,91 @@
+"""Pagination of the list methods: opaque cursors in, ``nextCursor`` out.
+
+Spec page: server/utilities/pagination
+https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/pagination
+
+In short:
+
+1. ``tools/list``, ``prompts/list``, ``resources/list`` and ``resources/templates/list`` return
+   one page at a time. A request may carry ``params.cursor``; a result may carry
+   ``nextCursor``, meaning "ask again with this to get more" (PAG-10, PAG-11).
+2. The server picks the page size; clients assume nothing about it (PAG-01).
+3. Cursors are opaque to clients: never parsed, changed or kept across sessions (PAG-06..08).
+   A missing ``nextCursor`` is the end (PAG-04).
+4. A server should keep cursors stable and answer an invalid one with -32602 (PAG-02, PAG-03,
+   PAG-09).
+
+Our cursor is base64url of ``[index, key]``: the position after the last item sent and that
+item's key (tool name, URI...). If the list changed since, the key finds the place again, so
+items are neither skipped nor repeated because of an insertion or removal elsewhere (PAG-02).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from .jsonrpc import InvalidParams, McpError
+
+T = TypeVar("T")
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGES = 10_000  # a client-side guard against a server that never stops paging
+
+
+def _encode_cursor(index: int, key: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([index, key]).encode()).decode("ascii")
+
+
+def _decode_cursor(cursor: Any) -> tuple[int, str]:
+    try:
+        index, key = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+        if isinstance(index, int) and index >= 0 and isinstance(key, str):
+            return index, key
+    except (AttributeError, ValueError, TypeError, UnicodeError, binascii.Error):
+        pass
+    raise InvalidParams(f"Invalid params: cursor {cursor!r} is not one this server issued")  # PAG-09
+
+
+def paginate(
+    items: Sequence[T], key: Callable[[T], str], params: dict[str, Any], page_size: int | None
+) -> tuple[list[T], str | None]:
+    """One page of ``items`` for a list request's ``params``, and the cursor of the next page."""
+    start = 0
+    cursor = params.get("cursor")
+    if cursor is not None:
+        index, last_key = _decode_cursor(cursor)
+        if 0 < index <= len(items) and key(items[index - 1]) == last_key:
+            start = index
+        else:  # the list changed: resume after the same item if it is still there
+            keys = [key(item) for item in items]
+            start = keys.index(last_key) + 1 if last_key in keys else min(index, len(items))
+    if page_size is None:
+        return list(items[start:]), None
+    page = list(items[start:start + page_size])
+    end = start + len(page)
+    next_cursor = _encode_cursor(end, key(page[-1])) if page and end < len(items) else None
+    return page, next_cursor
+
+
+def list_all(request: Callable[[str, dict[str, Any] | None], dict[str, Any]], method: str, field: str) -> list[Any]:
+    """Client side: call ``method`` page after page until no ``nextCursor`` (PAG-04, PAG-05)."""
+    items: list[Any] = []
+    params: dict[str, Any] | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        result = request(method, params)
+        page = result.get(field)
+        if not isinstance(page, list):
+            raise McpError(f"server answered {method} without a {field!r} list")
+        items.extend(page)
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return items
+        if cursor in seen:  # the server sent the same cursor twice: it would loop forever
+            raise McpError(f"server repeated the cursor {cursor!r} while paging {method}")
+        seen.add(cursor)
+        params = {"cursor": cursor}  # PAG-06, PAG-07: passed back untouched
+    raise McpError(f"server returned more than {MAX_PAGES} pages for {method}")
