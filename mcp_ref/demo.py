@@ -42,44 +42,56 @@ def _show(value: Any) -> None:
 
 def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
     """The tour after initialization: (title, action) pairs, in order."""
+
     def progress(params: dict[str, Any]) -> None:
         _say(f"  (progress callback: {params['progress']}/{params.get('total')})")
 
+    def tool_errors() -> None:
+        _try(lambda: client.call_tool("no_such_tool"))
+        _try(lambda: client.call_tool("add", {"a": "two", "b": 3}))
+
+    def resources() -> None:
+        _show([r["uri"] for r in client.list_resources()])
+        client.read_resource("demo://readme")
+        client.read_resource("demo://logo.png")
+
+    def templates() -> None:
+        client.list_resource_templates()
+        client.read_resource("demo://notes/mcp")
+
+    def subscription() -> None:
+        client.subscribe_resource("demo://counter")
+        client.call_tool("increment")
+
+    def prompts() -> None:
+        _show([p["name"] for p in client.list_prompts()])
+        client.get_prompt("review_code", {"code": "print('hi')"})
+
+    def logging() -> None:
+        client.set_logging_level("info")
+        client.call_tool("log_something")
+
     return [
-        ("Ping: either side may check the other is alive; the answer is an empty result",
-         client.ping),
+        ("Ping: either side may check the other is alive; the answer is an empty result", client.ping),
         ("An unknown method is answered -32601 (Method not found), in every phase",
          lambda: _try(lambda: client.request("server/discover"))),
         ("Tools: list them (each with a JSON Schema for its arguments)",
          lambda: _show([t["name"] for t in client.list_tools()])),
-        ("Tools: call one", lambda: _show(client.call_tool("add", {"a": 2, "b": 3}))),
+        ("Tools: call one", lambda: client.call_tool("add", {"a": 2, "b": 3})),
         ("Tools: a tool that fails returns isError: true (a result, not a protocol error)",
-         lambda: _show(client.call_tool("fail"))),
-        ("Tools: an unknown tool, or arguments that break the schema, are protocol errors (-32602)",
-         lambda: (_try(lambda: client.call_tool("no_such_tool")),
-                  _try(lambda: client.call_tool("add", {"a": "two", "b": 3})))),
+         lambda: client.call_tool("fail")),
+        ("Tools: an unknown tool, or arguments that break the schema, are protocol errors (-32602)", tool_errors),
         ("Progress: the request carries _meta.progressToken; the server reports until it answers",
-         lambda: _show(client.call_tool("slow_count", {"steps": 3, "delay": 0.05}, on_progress=progress))),
-        ("Resources: list, then read a text and a binary (base64) resource",
-         lambda: (_show([r["uri"] for r in client.list_resources()]),
-                  _show(client.read_resource("demo://readme")),
-                  _show(client.read_resource("demo://logo.png")))),
-        ("Resources: templates (RFC 6570) name families of resources",
-         lambda: (_show(client.list_resource_templates()), _show(client.read_resource("demo://notes/mcp")))),
-        ("Resources: an unknown URI is error -32002",
-         lambda: _try(lambda: client.read_resource("demo://nothing-here"))),
-        ("Subscriptions: subscribe, change the resource, and a notification arrives",
-         lambda: (client.subscribe_resource("demo://counter"), _show(client.call_tool("increment")))),
-        ("Prompts: list, then get one with arguments",
-         lambda: (_show([p["name"] for p in client.list_prompts()]),
-                  _show(client.get_prompt("review_code", {"code": "print('hi')"})))),
-        ("Prompts: a missing required argument is -32602",
-         lambda: _try(lambda: client.get_prompt("review_code", {}))),
+         lambda: client.call_tool("slow_count", {"steps": 3, "delay": 0.05}, on_progress=progress)),
+        ("Resources: list, then read a text and a binary (base64) resource", resources),
+        ("Resources: templates (RFC 6570) name families of resources", templates),
+        ("Resources: an unknown URI is error -32002", lambda: _try(lambda: client.read_resource("demo://nothing-here"))),
+        ("Subscriptions: subscribe, change the resource, and a notification arrives", subscription),
+        ("Prompts: list, then get one with arguments", prompts),
+        ("Prompts: a missing required argument is -32602", lambda: _try(lambda: client.get_prompt("review_code", {}))),
         ("Completion: suggestions for a prompt argument as the user types",
-         lambda: _show(client.complete({"type": "ref/prompt", "name": "review_code"},
-                                       {"name": "language", "value": "j"}))),
-        ("Logging: set the level to info; debug messages are then not sent",
-         lambda: (client.set_logging_level("info"), _show(client.call_tool("log_something")))),
+         lambda: client.complete({"type": "ref/prompt", "name": "review_code"}, {"name": "language", "value": "j"})),
+        ("Logging: set the level to info; debug messages are then not sent", logging),
     ]
 
 
