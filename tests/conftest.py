@@ -70,3 +70,24 @@ def memory_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
     yield make
     for client in clients:
         client.close()
+
+
+DEMO_SERVER = "mcp_ref.demo_server:server"
+TRANSPORTS = ["stdio"]
+
+
+@pytest.fixture(params=TRANSPORTS)
+def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
+    """Factory: ``connect(target=DEMO_SERVER, **kwargs)`` serves ``target`` in a subprocess over
+    each transport in TRANSPORTS and returns a connected, schema-tapped client."""
+    clients: list[Client] = []
+
+    def make(target: str = DEMO_SERVER, **kwargs: Any) -> Client:
+        kwargs.setdefault("timeout", 10.0)
+        client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

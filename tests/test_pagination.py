@@ -1,0 +1,72 @@
+"""server/utilities/pagination: pages, opaque cursors, invalid cursors, stability.
+
+https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/pagination
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcp_ref import Client, InvalidParams, McpError, Server
+from mcp_ref.pagination import list_all, paginate
+
+
+def paged_server(page_size: int = 2) -> Server:
+    server = Server("paged", page_size=page_size)
+    for i in range(5):
+        server.tool(name=f"tool{i}")(lambda: "x")
+        server.resource(f"mem://r{i}")(lambda: "x")
+        server.resource_template(f"mem://t{i}/{{v}}")(lambda v: v)
+        server.prompt(name=f"prompt{i}")(lambda: "x")
+    return server
+
+
+def test_every_list_method_pages_and_the_client_follows(memory_client: Callable[..., Client], tap: Any) -> None:
+    client = memory_client(paged_server())
+    assert [t["name"] for t in client.list_tools()] == [f"tool{i}" for i in range(5)]
+    assert [r["uri"] for r in client.list_resources()] == [f"mem://r{i}" for i in range(5)]
+    assert len(client.list_resource_templates()) == 5
+    assert [p["name"] for p in client.list_prompts()] == [f"prompt{i}" for i in range(5)]
+    assert tap.methods("->").count("tools/list") == 3  # pages of 2, 2, 1
+
+
+def test_raw_pages_and_invalid_cursors(memory_client: Callable[..., Client], tap: Any) -> None:
+    client = memory_client(paged_server())
+    first = client.request("tools/list")
+    assert len(first["tools"]) == 2 and isinstance(first["nextCursor"], str)
+    last = client.request("tools/list", {"cursor": client.request("tools/list", {"cursor": first["nextCursor"]})["nextCursor"]})
+    assert len(last["tools"]) == 1 and "nextCursor" not in last  # PAG-04
+    for bad in ("garbage!", "W10=", "WzEsIDJd"):
+        with pytest.raises(InvalidParams):  # PAG-09
+            client.request("tools/list", {"cursor": bad})
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams):
+        client.request("tools/list", {"cursor": 5})
+
+
+def test_cursors_are_stable_when_the_list_changes() -> None:
+    items = ["a", "b", "c", "d", "e"]
+    page, cursor = paginate(items, str, {}, 2)
+    assert page == ["a", "b"] and cursor is not None
+    items.remove("a")  # an earlier item vanished: the next page still starts after "b"
+    page, cursor = paginate(items, str, {"cursor": cursor}, 2)
+    assert page == ["c", "d"]
+    items.insert(0, "z")
+    page, cursor = paginate(items, str, {"cursor": cursor}, 2)
+    assert page == ["e"] and cursor is None  # PAG-02
+
+
+def test_list_all_guards_against_a_looping_server() -> None:
+    def looping(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        return {"tools": [{"name": "x"}], "nextCursor": "same"}
+
+    with pytest.raises(McpError, match="repeated the cursor"):
+        list_all(looping, "tools/list", "tools")
+
+
+def test_no_page_size_means_one_page(memory_client: Callable[..., Client]) -> None:
+    client = memory_client(paged_server(page_size=None))  # type: ignore[arg-type]
+    result = client.request("tools/list")
+    assert len(result["tools"]) == 5 and "nextCursor" not in result
