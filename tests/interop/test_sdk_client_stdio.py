@@ -1,14 +1,18 @@
 """Interop: the official Python SDK's client (``mcp`` 2.x, default settings) against our server.
 
 https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
+https://modelcontextprotocol.io/specification/2024-11-05/server
 The SDK's default mode probes ``server/discover`` and proposes a newer revision; our server
-must answer -32601 at once and then negotiate 2024-11-05.
+must answer -32601 at once and then negotiate 2024-11-05. Then the SDK uses every server
+feature of the demo server over stdio. A failure names the feature and what the SDK saw.
 """
 
 from __future__ import annotations
 
+import base64
 import sys
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -17,6 +21,9 @@ from ..conftest import ROOT
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")
+
+# The SDK warns that 2024-era methods are removed in its newest revision; that is expected here.
+pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 2026-07-28")
 
 
 def sdk_client(target: str | None = None, **kwargs: Any) -> Any:
@@ -32,10 +39,96 @@ def test_sdk_client_default_settings_connects_and_pings() -> None:
         start = time.monotonic()
         async with sdk_client() as client:
             elapsed = time.monotonic() - start
-            await client.send_ping()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await client.send_ping()
             return client.protocol_version, client.server_info, elapsed
 
     version, info, elapsed = anyio.run(main)
     assert version == "2024-11-05"
     assert info.name == "mcp-ref-demo"
     assert elapsed < 5  # the server/discover probe was answered at once, not waited out
+
+
+def test_sdk_client_uses_every_server_feature() -> None:
+    from mcp import types
+    from mcp.shared.exceptions import MCPError
+
+    logs: list[Any] = []
+    notifications: list[Any] = []
+    progress: list[tuple[float, float | None]] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params)
+
+    async def on_message(message: Any) -> None:
+        notifications.append(message)
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total))
+
+    async def main() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with sdk_client(logging_callback=on_log, message_handler=on_message) as client:
+            caps = client.server_capabilities
+            seen["caps"] = (caps.tools is not None, caps.resources is not None and caps.resources.subscribe,
+                            caps.prompts is not None, caps.logging is not None)
+            # tools
+            tools = (await client.list_tools()).tools
+            seen["tools"] = sorted(t.name for t in tools)
+            added = await client.call_tool("add", {"a": 20, "b": 22})
+            seen["add"] = (added.is_error, added.content[0].text)
+            failed = await client.call_tool("fail")
+            seen["fail"] = failed.is_error
+            slow = await client.call_tool("slow_count", {"steps": 3, "delay": 0.01}, progress_callback=on_progress)
+            seen["slow"] = slow.content[0].text
+            try:
+                await client.call_tool("no_such_tool", {})
+                seen["unknown_tool"] = None
+            except MCPError as exc:
+                seen["unknown_tool"] = exc.error.code
+            # resources and templates
+            seen["resources"] = sorted(str(r.uri) for r in (await client.list_resources()).resources)
+            seen["templates"] = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+            seen["readme"] = (await client.read_resource("demo://readme")).contents[0].text
+            blob = (await client.read_resource("demo://logo.png")).contents[0].blob
+            seen["logo"] = base64.b64decode(blob)[:4]
+            seen["note"] = (await client.read_resource("demo://notes/mcp")).contents[0].text
+            try:
+                await client.read_resource("demo://missing")
+                seen["missing"] = None
+            except MCPError as exc:
+                seen["missing"] = exc.error.code
+            await client.subscribe_resource("demo://counter")
+            await client.call_tool("increment")
+            # prompts
+            seen["prompts"] = sorted(p.name for p in (await client.list_prompts()).prompts)
+            prompt = await client.get_prompt("review_code", {"code": "x = 1"})
+            seen["prompt"] = [m.role for m in prompt.messages]
+            # completion
+            completion = await client.complete(types.PromptReference(type="ref/prompt", name="review_code"),
+                                               {"name": "language", "value": "py"})
+            seen["completion"] = completion.completion.values
+            # logging
+            await client.set_logging_level("warning")
+            await client.call_tool("log_something")
+            await anyio.sleep(0.1)
+        return seen
+
+    seen = anyio.run(main)
+    assert seen["caps"] == (True, True, True, True), "capabilities as the SDK parsed them"
+    assert {"add", "fail", "slow_count", "increment"} <= set(seen["tools"])
+    assert seen["add"] == (False, "42")
+    assert seen["fail"] is True, "a failing tool must come back as isError"
+    assert seen["slow"] == "counted to 3" and progress == [(1, 3), (2, 3), (3, 3)], "progress notifications"
+    assert seen["unknown_tool"] == -32602
+    assert seen["resources"] == ["demo://counter", "demo://logo.png", "demo://readme"]
+    assert seen["templates"] == ["demo://notes/{topic}"]
+    assert "demo server" in seen["readme"] and seen["logo"] == b"\x89PNG" and "MCP" in seen["note"]
+    assert seen["missing"] == -32002
+    assert seen["prompts"] == ["explain_readme", "greeting", "review_code"]
+    assert seen["prompt"] == ["user", "assistant"]
+    assert seen["completion"] == ["python"]
+    updated = [n for n in notifications if getattr(n, "method", None) == "notifications/resources/updated"]
+    assert updated and str(updated[0].params.uri) == "demo://counter", f"resource update, got {notifications!r}"
+    assert [(log.level, log.logger) for log in logs] == [("warning", "demo")], "only warning passes setLevel(warning)"
