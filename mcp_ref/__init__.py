@@ -18,6 +18,7 @@ from .jsonrpc import (
     ResourceNotFound,
 )
 from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
+from .sampling import SamplingRejected
 from .server import Server
 from .session import RequestCancelled, RequestContext
 
@@ -37,6 +38,7 @@ __all__ = [
     "RequestContext",
     "RequestTimeout",
     "ResourceNotFound",
+    "SamplingRejected",
     "Server",
     "UnsupportedProtocolVersion",
 ]

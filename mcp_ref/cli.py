@@ -4,6 +4,7 @@ Not a spec section; a thin shell over Client and Server.
 
     mcp-ref serve [TARGET]                      serve TARGET (module:attribute) over stdio
     mcp-ref request --stdio "CMD ARGS" METHOD [PARAMS_JSON] [--timeout S] [--trace]
+                    [--sampling-reply TEXT] [--root URI ...]
     mcp-ref demo                                a scripted tour of the demo server, on the wire
 
 Exit codes of ``request``: 0 with the result JSON on stdout; 1 with the JSON-RPC error object
@@ -20,11 +21,12 @@ import json
 import logging
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .client import Client
-from .jsonrpc import ConnectionClosed, McpError, RequestTimeout
+from .jsonrpc import ConnectionClosed, McpError, MethodNotFound, RequestTimeout
 from .server import Server
 
 DEFAULT_TARGET = "mcp_ref.demo_server:server"
@@ -66,6 +68,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sampling_reply(text: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The CLI's sampling handler: answer with --sampling-reply TEXT, or refuse clearly."""
+    def answer(params: dict[str, Any]) -> dict[str, Any]:
+        if text is None:
+            raise MethodNotFound("no sampling handler is configured: pass --sampling-reply TEXT to answer")
+        return {"role": "assistant", "content": {"type": "text", "text": text}, "model": "mcp-ref-cli",
+                "stopReason": "endTurn"}
+    return answer
+
+
 def cmd_request(args: argparse.Namespace) -> int:
     params: dict[str, Any] | None = None
     if args.params is not None:
@@ -78,8 +90,11 @@ def cmd_request(args: argparse.Namespace) -> int:
             print("mcp-ref: PARAMS_JSON must be a JSON object", file=sys.stderr)
             return 2
     command = shlex.split(args.stdio)
+    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply)}
+    if args.root:
+        options["roots"] = [{"uri": uri} for uri in args.root]
     try:
-        client = Client.stdio(command, timeout=args.timeout, trace=_print_trace if args.trace else None)
+        client = Client.stdio(command, timeout=args.timeout, trace=_print_trace if args.trace else None, **options)
     except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
         print(f"mcp-ref: could not connect to {args.stdio!r}: {exc}", file=sys.stderr)
         return 2
@@ -120,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     request.add_argument("params", nargs="?", metavar="PARAMS_JSON")
     request.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
     request.add_argument("--trace", action="store_true", help="print every message on stderr")
+    request.add_argument("--sampling-reply", metavar="TEXT",
+                         help="answer sampling/createMessage with this text (without it: an error)")
+    request.add_argument("--root", action="append", metavar="URI", default=[],
+                         help="a file:// root to offer the server (repeatable)")
     request.set_defaults(func=cmd_request)
 
     demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")

@@ -27,7 +27,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import lifecycle, pagination, prompts, tools
+from . import lifecycle, pagination, prompts, sampling, tools
+from . import roots as roots_
 from .jsonrpc import McpError, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
 from .stdio import SubprocessTransport
@@ -50,12 +51,18 @@ class Client:
         on_resource_updated: Callable[[str], None] | None = None,
         on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
         trace: TraceCallback | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
+        self.sampling_handler = sampling_handler
+        self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": lambda ctx: {},  # PING-01
+            "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
+            "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
@@ -115,8 +122,20 @@ class Client:
         return self
 
     def capabilities(self) -> dict[str, Any]:
-        """The capabilities this client declares in ``initialize``."""
-        return {}
+        """The capabilities this client declares in ``initialize``: exactly what it was given."""
+        capabilities: dict[str, Any] = {}
+        if self._roots is not None:
+            capabilities["roots"] = {"listChanged": True}  # ROOT-01
+        if self.sampling_handler is not None:
+            capabilities["sampling"] = {}  # SAMP-05
+        return capabilities
+
+    def set_roots(self, roots: roots_.Roots) -> None:
+        """Replace the roots and tell the server (``notifications/roots/list_changed``, ROOT-02)."""
+        if self._roots is None:
+            raise ValueError("this client declared no roots capability; pass roots= when connecting")
+        self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots
+        self.notify("notifications/roots/list_changed")
 
     def close(self) -> None:
         """Close the connection (and shut a spawned server down: LC-16..18)."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .client import Client
@@ -67,6 +69,10 @@ def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
         _show([p["name"] for p in client.list_prompts()])
         client.get_prompt("review_code", {"code": "print('hi')"})
 
+    def change_roots() -> None:
+        client.set_roots([{"uri": "file:///tmp/project", "name": "project"}, {"uri": "file:///tmp/other"}])
+        time.sleep(0.3)  # the server's roots/list and log message arrive on their own
+
     def logging() -> None:
         client.set_logging_level("info")
         client.call_tool("log_something")
@@ -92,7 +98,20 @@ def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
         ("Completion: suggestions for a prompt argument as the user types",
          lambda: client.complete({"type": "ref/prompt", "name": "review_code"}, {"name": "language", "value": "j"})),
         ("Logging: set the level to info; debug messages are then not sent", logging),
+        ("Sampling: a tool asks the client's model; the client answers sampling/createMessage",
+         lambda: client.call_tool("ask_model")),
+        ("Roots: a tool asks which directories the client shares; the client answers roots/list",
+         lambda: client.call_tool("list_client_roots")),
+        ("Roots: the client's roots change; it notifies, and the server asks again", change_roots),
     ]
+
+
+def fake_model(params: dict[str, Any]) -> dict[str, Any]:
+    """A canned sampling handler: a real host would show the request to its user and call a model."""
+    question = params["messages"][-1]["content"].get("text", "")
+    _say(f"  (sampling handler: the server asks {question!r}; answering from a canned model)")
+    return {"role": "assistant", "content": {"type": "text", "text": "A protocol for giving models context."},
+            "model": "canned-model-1", "stopReason": "endTurn"}
 
 
 def run_demo() -> int:
@@ -100,7 +119,8 @@ def run_demo() -> int:
     _say("mcp_ref demo: the bundled demo server over stdio, every message shown as sent.")
     _say(f"Server command: {' '.join(command)}\n")
     _say("== 1. Lifecycle: initialize (our version, capabilities, name), then notifications/initialized ==")
-    with Client.stdio(command, trace=_wire, timeout=10.0) as client:
+    roots = [{"uri": Path.cwd().as_uri(), "name": "current directory"}]
+    with Client.stdio(command, trace=_wire, timeout=10.0, sampling_handler=fake_model, roots=roots) as client:
         info = client.server_info or {}
         _say(f"  -> negotiated protocol {client.protocol_version} with {info.get('name')} {info.get('version')}")
         _say(f"  -> server capabilities: {json.dumps(client.server_capabilities)}")

@@ -81,6 +81,28 @@ def log_something(ctx: RequestContext, message: str = "hello from the demo serve
     return f"sent at: {', '.join(sent) or 'no level (all below the threshold)'}"
 
 
+@server.tool()
+def ask_model(ctx: RequestContext, question: str = "What is MCP, in one sentence?") -> str:
+    """Ask the client's language model (client/sampling) and return its answer."""
+    result = ctx.create_message([question], max_tokens=100, system_prompt="Answer briefly.",
+                                model_preferences={"hints": [{"name": "small"}], "speedPriority": 0.8})
+    answer = result["content"].get("text", "(non-text answer)")
+    return f"{result['model']} says: {answer}"
+
+
+@server.tool()
+def list_client_roots(ctx: RequestContext) -> str:
+    """List the client's roots (client/roots)."""
+    roots = ctx.list_roots()
+    return "\n".join(f"{root.get('name', '(unnamed)')}: {root['uri']}" for root in roots) or "(no roots)"
+
+
+@server.on_roots_changed
+def roots_changed(ctx: RequestContext) -> None:
+    """When the client's roots change, fetch them again (ROOT-22) and log how many there are."""
+    ctx.log("info", {"roots": len(ctx.list_roots())}, logger="demo")
+
+
 # --- resources (server/resources) ----------------------------------------------------------------
 
 README = "This is mcp_ref's demo server. It has tools, resources, templates and prompts."

@@ -62,6 +62,10 @@ class McpError(Exception):
             self.code = code
         self.message = message
         self.data = data
+        # Set to the method of a request *this side sent* when the error is that request's
+        # failure (the peer's error answer, a timeout, a closed connection). A handler that lets
+        # such an error escape did not choose it; see tools.ToolRegistry.call.
+        self.failed_request: str | None = None
 
     def to_error(self) -> dict[str, Any]:
         """The wire ``error`` object for this exception."""

@@ -106,7 +106,9 @@ class Server:
         }
         self.notification_handlers: dict[str, Callable[[Session, dict[str, Any]], None]] = {
             "notifications/initialized": lambda session, params: lifecycle.accept_initialized(session.lifecycle),
+            "notifications/roots/list_changed": self._roots_changed,  # client/roots
         }
+        self._roots_callbacks: list[Callable[[RequestContext], None]] = []
 
     # --- registering features ---------------------------------------------------------------------
 
@@ -157,6 +159,17 @@ class Server:
     def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
         """Register a completer function, or a fixed list of values filtered by prefix."""
         self.completions.add(ref_type, ref, argument, completer)
+
+    def on_roots_changed(self, callback: F) -> F:
+        """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
+        on a worker thread, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
+        self._roots_callbacks.append(callback)
+        return callback
+
+    def _roots_changed(self, session: Session, params: dict[str, Any]) -> None:
+        for callback in self._roots_callbacks:
+            ctx = RequestContext(session, None, "notifications/roots/list_changed", params)
+            session.run_in_worker(callback, ctx)
 
     def _ref_exists(self, ref_type: str, key: str) -> bool:
         return key in self.prompts if ref_type == "ref/prompt" else self.resources.has(key)

@@ -101,9 +101,10 @@ class RequestContext:
     request had none). ``cancelled`` is an Event set when the peer cancels the request or the
     connection ends; long handlers should check ``ctx.is_cancelled`` or wait on it.
     ``session`` is the connection, so a handler can send its own requests to the peer.
+    (``request_id`` is None for the context handed to a notification callback.)
     """
 
-    def __init__(self, session: Session, request_id: RequestId, method: str, params: dict[str, Any]):
+    def __init__(self, session: Session, request_id: RequestId | None, method: str, params: dict[str, Any]):
         self.session = session
         self.request_id = request_id
         self.method = method
@@ -151,6 +152,22 @@ class RequestContext:
 
         return send_log(self.session, level, data, logger)
 
+    def create_message(self, messages: list[Any], max_tokens: int, *, timeout: float | None = None,
+                       **options: Any) -> dict[str, Any]:
+        """Server side: ask the client's model (client/sampling). ``messages`` items are message
+        dicts or plain strings (user text); options are ``system_prompt``, ``include_context``,
+        ``temperature``, ``stop_sequences``, ``model_preferences``, ``metadata``. Raises
+        ``McpError`` without sending anything if the client did not declare ``sampling``."""
+        from .sampling import create_message
+
+        return create_message(self.session, messages, max_tokens, timeout=timeout, **options)
+
+    def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Server side: the client's roots (client/roots), or ``McpError`` if it declared none."""
+        from .roots import list_roots
+
+        return list_roots(self.session, timeout=timeout)
+
     def request(
         self, method: str, params: dict[str, Any] | None = None, *,
         timeout: float | None = None, on_progress: ProgressCallback | None = None,
@@ -181,10 +198,15 @@ class OutgoingRequest:
             return self.future.result(timeout)
         except FutureTimeout:
             self.cancel(f"timed out after {timeout:g} s")
-            raise RequestTimeout(
+            error = RequestTimeout(
                 f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
                 "the request was cancelled. Pass a larger timeout if the peer is just slow."
-            ) from None
+            )
+            error.failed_request = self.method
+            raise error from None
+        except McpError as error:
+            error.failed_request = self.method
+            raise
 
     def cancel(self, reason: str | None = None) -> bool:
         """Give up on this request and tell the peer (CAN-01). False if it was already answered."""
@@ -326,6 +348,11 @@ class Session:
                 reason = f"transport failed: {exc}"
         finally:
             self._shutdown(reason)
+
+    def run_in_worker(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run ``fn(*args)`` on a worker thread: for work, started by a notification, that needs
+        to send requests (the reader thread must never wait for an answer)."""
+        self._pool.submit(fn, *args)
 
     def on_close(self, callback: Callable[[Session], None]) -> None:
         """Call ``callback(session)`` once the session has closed (at once if it already has)."""
@@ -504,8 +531,9 @@ class Session:
         if ctx.cancelled.is_set():  # cancelled while it waited for a worker
             self._finish(ctx, None)
             return
+        request_id: RequestId = ctx.request_id  # type: ignore[assignment]  # never None for a request
         try:
-            response = jsonrpc.result_response(ctx.request_id, self._on_request(ctx))
+            response = jsonrpc.result_response(request_id, self._on_request(ctx))
         except McpError as exc:
             response = jsonrpc.error_response(ctx.request_id, exc)
         except Exception:
@@ -516,7 +544,7 @@ class Session:
 
     def _finish(self, ctx: RequestContext, response: Message | None) -> None:
         with self._lock:
-            self._incoming.pop(ctx.request_id, None)
+            self._incoming.pop(ctx.request_id, None)  # type: ignore[arg-type]  # a request's id
             ctx._done = True  # PROG-15: no progress after this point
         if response is not None and not ctx.cancelled.is_set():  # CAN-06
             self._send_quietly(response)

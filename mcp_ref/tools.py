@@ -210,13 +210,20 @@ class ToolRegistry:
             kwargs[tool.context_parameter] = ctx
         try:
             value = tool.fn(**kwargs)
-        except McpError:
-            raise  # the tool author chose a protocol error on purpose
+        except McpError as exc:
+            if exc.failed_request is None:
+                raise  # the tool author chose a protocol error on purpose (TOOL-18)
+            return _error_result(name, exc)  # a request the tool made failed (sampling refused...)
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
-            log.info("tool %s failed: %r", name, exc)
-            message = str(exc) or type(exc).__name__
-            return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}
+            return _error_result(name, exc)
         return tool_result(value)
+
+
+def _error_result(name: str, exc: Exception) -> dict[str, Any]:
+    """TOOL-17: a tool that failed while running: its message for the model, no traceback."""
+    log.info("tool %s failed: %r", name, exc)
+    message = str(exc) or type(exc).__name__
+    return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}
 
 
 def tool_result(value: Any) -> dict[str, Any]:

@@ -110,3 +110,17 @@ def test_import_mcp_ref_loads_no_heavy_dependency() -> None:
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_request_answers_sampling_and_roots() -> None:
+    replied = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--sampling-reply", "forty-two")
+    assert replied.returncode == 0, replied.stderr
+    assert json.loads(replied.stdout)["content"][0]["text"] == "mcp-ref-cli says: forty-two"
+    refused = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--trace")
+    assert refused.returncode == 0 and json.loads(refused.stdout)["isError"] is True
+    assert "no sampling handler is configured" in refused.stdout
+    error_line = next(line for line in refused.stderr.splitlines() if line.startswith("client -> server") and '"error"' in line)
+    assert "no sampling handler is configured" in error_line  # the JSON-RPC error our CLI sent
+    roots = run("request", "--stdio", SERVE, "tools/call", '{"name": "list_client_roots"}',
+                "--root", "file:///a", "--root", "file:///b")
+    assert json.loads(roots.stdout)["content"][0]["text"] == "(unnamed): file:///a\n(unnamed): file:///b"

@@ -132,3 +132,28 @@ def test_sdk_client_uses_every_server_feature() -> None:
     updated = [n for n in notifications if getattr(n, "method", None) == "notifications/resources/updated"]
     assert updated and str(updated[0].params.uri) == "demo://counter", f"resource update, got {notifications!r}"
     assert [(log.level, log.logger) for log in logs] == [("warning", "demo")], "only warning passes setLevel(warning)"
+
+
+def test_sdk_client_drives_our_sampling_and_roots_tools() -> None:
+    from mcp import types
+
+    sampled: list[Any] = []
+
+    async def sampling_callback(context: Any, params: Any) -> Any:
+        sampled.append(params)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="SDK answer"),
+                                         model="sdk-model", stop_reason="endTurn")
+
+    async def list_roots_callback(context: Any) -> Any:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///sdk/root", name="sdk")])
+
+    async def main() -> tuple[str, str]:
+        async with sdk_client(sampling_callback=sampling_callback, list_roots_callback=list_roots_callback) as client:
+            asked = await client.call_tool("ask_model", {"question": "ping?"})
+            roots = await client.call_tool("list_client_roots")
+            return asked.content[0].text, roots.content[0].text
+
+    asked, roots = anyio.run(main)
+    assert asked == "sdk-model says: SDK answer"
+    assert roots == "sdk: file:///sdk/root"
+    assert sampled[0].max_tokens == 100 and sampled[0].messages[0].content.text == "ping?"

@@ -29,3 +29,20 @@ def test_our_client_follows_every_page_of_a_third_party_server(tap: Any) -> None
         assert [p["name"] for p in client.list_prompts()] == [f"sdk_prompt_{i}" for i in range(7)]
         client.ping()
     assert tap.methods("->").count("prompts/list") == 4  # 2 + 2 + 2 + 1, each page asked for
+
+
+def test_sdk_server_tool_gets_sampling_and_roots_from_our_client(tap: Any) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def model(params: dict[str, Any]) -> dict[str, Any]:
+        seen.append(params)
+        return {"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "our-model",
+                "stopReason": "endTurn"}
+
+    roots = [{"uri": "file:///srv/data", "name": "data"}]
+    with Client.stdio([sys.executable, str(SERVERS / "asking_server.py")], trace=tap, timeout=20,
+                      sampling_handler=model, roots=roots) as client:
+        result = client.call_tool("ask_client", {"question": "hi?"})
+    assert result["content"][0]["text"] == "model=our-model said=hello roots=['file:///srv/data']"
+    assert seen[0]["messages"][0]["content"]["text"] == "hi?" and seen[0]["systemPrompt"] == "Be brief."
+    assert tap.methods("<-").count("sampling/createMessage") == 1 and "roots/list" in tap.methods("<-")

@@ -1,0 +1,103 @@
+"""Sampling: a server asks the client's language model for a completion.
+
+Spec page: client/sampling
+https://modelcontextprotocol.io/specification/2024-11-05/client/sampling
+
+In short:
+
+1. A client that can sample declares the ``sampling`` capability (SAMP-05, AR-05); a server
+   asks only such clients (ROOT-17 says the same for roots).
+2. The server sends ``sampling/createMessage`` with ``messages`` (role + text or image
+   content), ``maxTokens`` and optional ``systemPrompt``, ``includeContext``,
+   ``temperature``, ``stopSequences``, ``modelPreferences`` (hints and priorities, all
+   advisory: SAMP-14, SAMP-19) and ``metadata``.
+3. The client shows the request to its user, who may edit or refuse it (SAMP-01..04), calls
+   its model, and answers with ``role``, ``content``, ``model`` and ``stopReason``. A refusal is
+   an error (the spec's example uses code -1, SAMP-07).
+
+Client side: ``Client(sampling_handler=...)``; the handler gets the request's params and returns
+the result dict (``answer_params`` checks it). Server side: ``create_message`` (what
+``ctx.create_message`` calls), which refuses locally when the client did not declare sampling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .jsonrpc import InternalError, InvalidParams, McpError, MethodNotFound
+from .lifecycle import Phase
+
+SamplingHandler = Callable[[dict[str, Any]], Any]
+INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
+
+
+class SamplingRejected(McpError):
+    """Raise this from a sampling handler when the user declines (the spec's example code, -1)."""
+
+    code = -1
+
+    def __init__(self, message: str = "User rejected sampling request", data: Any = None):
+        super().__init__(message, data)
+
+
+def require_peer(session: Any, capability: str, method: str) -> None:
+    """Server side: refuse, without sending anything, a request the client cannot serve."""
+    error: McpError | None = None
+    if session.lifecycle.phase is not Phase.OPERATING:  # LC-10
+        error = McpError(f"cannot send {method} before the client has sent notifications/initialized")
+    elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):  # ROOT-17, AR-05
+        error = MethodNotFound(f"the client did not declare the {capability!r} capability, so it cannot answer {method}")
+    if error is not None:
+        error.failed_request = method
+        raise error
+
+
+def _message(item: Any) -> dict[str, Any]:
+    if isinstance(item, str):  # a plain string is a user's text message
+        return {"role": "user", "content": {"type": "text", "text": item}}
+    return dict(item)
+
+
+def create_message_params(
+    messages: list[Any], max_tokens: int, *, system_prompt: str | None = None, include_context: str | None = None,
+    temperature: float | None = None, stop_sequences: list[str] | None = None,
+    model_preferences: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The params of ``sampling/createMessage``, leaving out what was not given."""
+    if include_context is not None and include_context not in INCLUDE_CONTEXT:
+        raise ValueError(f"include_context must be one of {', '.join(INCLUDE_CONTEXT)}")
+    params: dict[str, Any] = {"messages": [_message(m) for m in messages], "maxTokens": max_tokens}
+    optional = {"systemPrompt": system_prompt, "includeContext": include_context, "temperature": temperature,
+                "stopSequences": stop_sequences, "modelPreferences": model_preferences, "metadata": metadata}
+    params.update({key: value for key, value in optional.items() if value is not None})
+    return params
+
+
+def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeout: float | None = None,
+                   **options: Any) -> dict[str, Any]:
+    """Server side: ask the client's model; returns the ``CreateMessageResult`` dict."""
+    require_peer(session, "sampling", "sampling/createMessage")
+    params = create_message_params(messages, max_tokens, **options)
+    result: dict[str, Any] = session.request("sampling/createMessage", params, timeout=timeout)
+    return result
+
+
+def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str, Any]:
+    """Client side: run the sampling handler and check what it returns (SAMP-09).
+
+    A handler may return the full result dict, or just a str (an assistant text message from an
+    unnamed model). It declines by raising ``SamplingRejected`` (or any ``McpError``).
+    """
+    if handler is None:
+        raise MethodNotFound("Method not found: this client has no sampling handler")
+    if not isinstance(params.get("messages"), list) or not isinstance(params.get("maxTokens"), int):
+        raise InvalidParams('Invalid params: sampling/createMessage needs "messages" (a list) and "maxTokens"')
+    result = handler(params)
+    if isinstance(result, str):
+        result = {"role": "assistant", "content": {"type": "text", "text": result}, "model": "unknown",
+                  "stopReason": "endTurn"}
+    if not (isinstance(result, dict) and result.get("role") in ("user", "assistant")
+            and isinstance(result.get("content"), dict) and isinstance(result.get("model"), str)):
+        raise InternalError("the sampling handler returned an invalid result (needs role, content and model)")
+    return result

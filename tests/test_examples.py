@@ -1,0 +1,50 @@
+"""The examples in examples/ run as they are (each is a real subprocess).
+
+Not a spec page; the examples teach client/sampling and client/roots among others.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import ROOT
+
+EXAMPLES = ROOT / "examples"
+
+
+def run(name: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(EXAMPLES / name)], input=stdin, capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+
+
+def test_hello_client() -> None:
+    proc = run("hello_client.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "2 + 3 = 5" in proc.stdout and "-32602" in proc.stdout
+
+
+def test_sampling_fake_model() -> None:
+    proc = run("sampling_fake_model.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "canned-1 says: MCP is a protocol" in proc.stdout and "scratch: file:///tmp" in proc.stdout
+
+
+def test_sampling_terminal_approve_edit_reject() -> None:
+    approved = run("sampling_terminal.py", "a\n")
+    assert approved.returncode == 0, approved.stderr
+    assert "the tool answered: human-reviewed says: MCP lets" in approved.stdout
+    edited = run("sampling_terminal.py", "e\nIn my words.\n")
+    assert "the tool answered: human-reviewed says: In my words." in edited.stdout
+    rejected = run("sampling_terminal.py", "r\n")
+    assert "the tool failed: Tool 'ask_model' failed: User rejected sampling request" in rejected.stdout
+
+
+def test_my_server_under_the_cli() -> None:
+    mcp_ref = Path(sys.executable).parent / "mcp-ref"
+    proc = subprocess.run([str(mcp_ref), "request", "--stdio", f"{sys.executable} {EXAMPLES / 'my_server.py'}",
+                           "tools/call", '{"name": "shout", "arguments": {"text": "hi", "times": 2}}'],
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert '"HI HI"' in proc.stdout

@@ -1,0 +1,164 @@
+"""client/sampling: a server's tool asks the client's model, with requests from inside handlers.
+
+https://modelcontextprotocol.io/specification/2024-11-05/client/sampling
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcp_ref import Client, McpError, MethodNotFound, RequestContext, SamplingRejected, Server
+
+ANSWER = {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "fake-1", "stopReason": "endTurn"}
+
+
+def test_sampling_round_trip_and_capability(connect: Callable[..., Client], tap: Any) -> None:
+    requests: list[dict[str, Any]] = []
+
+    def handler(params: dict[str, Any]) -> dict[str, Any]:
+        requests.append(params)
+        return ANSWER
+
+    client = connect(sampling_handler=handler)
+    assert tap.messages[0][1]["params"]["capabilities"] == {"sampling": {}}  # SAMP-05
+    result = client.call_tool("ask_model", {"question": "What is the answer?"})
+    assert result == {"content": [{"type": "text", "text": "fake-1 says: forty-two"}]}
+    (params,) = requests
+    assert params["messages"] == [{"role": "user", "content": {"type": "text", "text": "What is the answer?"}}]
+    assert params["maxTokens"] == 100 and params["systemPrompt"] == "Answer briefly."
+    assert params["modelPreferences"] == {"hints": [{"name": "small"}], "speedPriority": 0.8}
+
+
+def test_rejection_and_failures_become_iserror_and_the_session_keeps_serving(connect: Callable[..., Client]) -> None:
+    behaviour = {"mode": "reject"}
+
+    def handler(params: dict[str, Any]) -> Any:
+        if behaviour["mode"] == "reject":
+            raise SamplingRejected()  # the spec's example: code -1
+        if behaviour["mode"] == "crash":
+            raise RuntimeError("model server unreachable")
+        if behaviour["mode"] == "garbage":
+            return {"not": "a result"}
+        return "plain text is fine too"
+
+    client = connect(sampling_handler=handler)
+    rejected = client.call_tool("ask_model")
+    assert rejected["isError"] is True and "User rejected sampling request" in rejected["content"][0]["text"]
+    behaviour["mode"] = "crash"
+    crashed = client.call_tool("ask_model")
+    assert crashed["isError"] is True and "unreachable" not in crashed["content"][0]["text"]  # -32603, no internals
+    behaviour["mode"] = "garbage"
+    assert client.call_tool("ask_model")["isError"] is True  # SAMP-09: checked before it is sent
+    behaviour["mode"] = "text"
+    assert client.call_tool("ask_model")["content"][0]["text"] == "unknown says: plain text is fine too"
+
+
+def test_server_refuses_locally_when_client_has_no_sampling(memory_client: Callable[..., Client], tap: Any) -> None:
+    server = Server("asker")
+    outcome: dict[str, Any] = {}
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        try:
+            ctx.create_message(["hi"], max_tokens=5)
+        except McpError as exc:
+            outcome["error"] = exc
+        return "done"
+
+    client = memory_client(server)
+    assert client.call_tool("ask")["content"][0]["text"] == "done"
+    assert isinstance(outcome["error"], MethodNotFound) and "sampling" in outcome["error"].message
+    assert "sampling/createMessage" not in tap.methods("<-")  # nothing was sent
+
+
+def test_client_without_handler_answers_32601(memory_client: Callable[..., Client]) -> None:
+    server = Server("raw")
+    server.request_handlers["test/sample"] = lambda ctx: ctx.request(
+        "sampling/createMessage", {"messages": [], "maxTokens": 1})
+    client = memory_client(server)
+    with pytest.raises(MethodNotFound, match="no sampling handler"):
+        client.request("test/sample")
+
+
+def test_a_tool_that_samples_while_other_calls_are_in_flight(connect: Callable[..., Client]) -> None:
+    def slow_model(params: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(0.2)
+        return ANSWER
+
+    client = connect(sampling_handler=slow_model)
+    results: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run(call: Callable[[], Any]) -> None:
+        try:
+            results.append(call())
+        except BaseException as exc:
+            errors.append(exc)
+
+    calls: list[Callable[[], Any]] = [lambda: client.call_tool("ask_model")] * 4 + [
+        lambda: client.call_tool("add", {"a": 1, "b": 2})] * 4 + [client.ping] * 4
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not errors and len(results) == 12
+    assert time.monotonic() - start < 5
+
+
+def test_several_nested_requests_in_sequence(memory_client: Callable[..., Client]) -> None:
+    server = Server("nested")
+
+    @server.tool()
+    def chain(ctx: RequestContext) -> str:
+        answers = [ctx.create_message([f"step {i}"], max_tokens=10)["content"]["text"] for i in range(3)]
+        roots = ctx.list_roots()
+        ctx.request("ping")
+        return f"{answers} {len(roots)}"
+
+    def echo_model(params: dict[str, Any]) -> dict[str, Any]:
+        return {**ANSWER, "content": {"type": "text", "text": params["messages"][0]["content"]["text"]}}
+
+    client = memory_client(server, sampling_handler=echo_model, roots=[{"uri": "file:///tmp"}])
+    assert client.call_tool("chain")["content"][0]["text"] == "['step 0', 'step 1', 'step 2'] 1"
+
+
+def test_sampling_timeout_gives_the_tool_an_error_and_cancels_the_handler(memory_client: Callable[..., Client]) -> None:
+    server = Server("impatient")
+    cancelled = threading.Event()
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        return ctx.create_message(["hi"], max_tokens=5, timeout=0.2)["model"]
+
+    def stuck_model(params: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(1)
+        return ANSWER
+
+    client = memory_client(server, sampling_handler=stuck_model)
+    client.request_handlers["sampling/createMessage"] = lambda ctx: (
+        cancelled.set() if ctx.cancelled.wait(3) else None, ANSWER)[1]
+    result = client.call_tool("ask")
+    assert result["isError"] is True and "no response within 0.2 s" in result["content"][0]["text"]
+    assert cancelled.wait(3)  # the client's handler saw notifications/cancelled
+    client.ping()
+
+
+def test_create_message_params_are_built_as_on_the_wire() -> None:
+    from mcp_ref.sampling import create_message_params
+
+    params = create_message_params(
+        [{"role": "assistant", "content": {"type": "text", "text": "a"}}, "b"], 50, system_prompt="s",
+        include_context="thisServer", temperature=0.5, stop_sequences=["\n"], metadata={"k": 1})
+    assert params == {"messages": [{"role": "assistant", "content": {"type": "text", "text": "a"}},
+                                   {"role": "user", "content": {"type": "text", "text": "b"}}],
+                      "maxTokens": 50, "systemPrompt": "s", "includeContext": "thisServer", "temperature": 0.5,
+                      "stopSequences": ["\n"], "metadata": {"k": 1}}
+    with pytest.raises(ValueError):
+        create_message_params([], 1, include_context="everything")
