@@ -2,8 +2,9 @@
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET]                      serve TARGET (module:attribute) over stdio
-    mcp-ref request --stdio "CMD ARGS" METHOD [PARAMS_JSON] [--timeout S] [--trace]
+    mcp-ref serve [TARGET] [--transport sse --host H --port P]
+                                                serve TARGET (module:attribute) over stdio or SSE
+    mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--sampling-reply TEXT] [--root URI ...]
     mcp-ref demo                                a scripted tour of the demo server, on the wire
 
@@ -64,7 +65,14 @@ def _print_trace(direction: str, data: bytes) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     server = load_server(args.target)
-    server.serve_stdio()
+    if args.transport == "stdio":
+        server.serve_stdio()
+        return 0
+
+    def ready(url: str) -> None:
+        print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
+
+    server.serve_sse(args.host, args.port, on_ready=ready)
     return 0
 
 
@@ -89,14 +97,18 @@ def cmd_request(args: argparse.Namespace) -> int:
         if not isinstance(params, dict):
             print("mcp-ref: PARAMS_JSON must be a JSON object", file=sys.stderr)
             return 2
-    command = shlex.split(args.stdio)
-    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply)}
+    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply), "timeout": args.timeout,
+                               "trace": _print_trace if args.trace else None}
     if args.root:
         options["roots"] = [{"uri": uri} for uri in args.root]
+    target = args.stdio or args.sse
     try:
-        client = Client.stdio(command, timeout=args.timeout, trace=_print_trace if args.trace else None, **options)
+        if args.stdio:
+            client = Client.stdio(shlex.split(args.stdio), **options)
+        else:
+            client = Client.sse(args.sse, **options)
     except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
-        print(f"mcp-ref: could not connect to {args.stdio!r}: {exc}", file=sys.stderr)
+        print(f"mcp-ref: could not connect to {target!r}: {exc}", file=sys.stderr)
         return 2
     except McpError as exc:
         print(f"mcp-ref: the server refused initialize: {exc.message} (code {exc.code})", file=sys.stderr)
@@ -127,10 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run a server over stdio")
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
                        help=f"module:attribute of an mcp_ref Server (default: {DEFAULT_TARGET})")
+    serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="for sse: the address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="for sse: the port (default 8000; 0 picks a free one)")
     serve.set_defaults(func=cmd_serve)
 
     request = sub.add_parser("request", help="connect, initialize, send one request, print the result")
-    request.add_argument("--stdio", required=True, metavar="CMD", help='the server command, e.g. "mcp-ref serve"')
+    where = request.add_mutually_exclusive_group(required=True)
+    where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
+    where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
     request.add_argument("method")
     request.add_argument("params", nargs="?", metavar="PARAMS_JSON")
     request.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")

@@ -107,6 +107,25 @@ class Client:
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
         return cls(transport, timeout=timeout, **kwargs).connect()
 
+    @classmethod
+    def sse(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        **kwargs: Any,
+    ) -> Client:
+        """Open the event stream at ``url`` (HTTP with SSE), initialize, return the connected client.
+
+        ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
+        bounds connecting, waiting for the ``endpoint`` event, each POST, and each request.
+        """
+        from .sse import SseClientTransport
+
+        transport = SseClientTransport(url, headers=headers, timeout=timeout)
+        return cls(transport, timeout=timeout, **kwargs).connect()
+
     def connect(self) -> Client:
         """Start reading and run the initialization phase; on any failure, close and raise."""
         self._session.start()

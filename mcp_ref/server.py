@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import lifecycle, logs, stdio
 from .completion import Completer, CompletionRegistry
@@ -37,6 +37,9 @@ from .prompts import PromptRegistry
 from .resources import ResourceRegistry
 from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
 from .tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from .sse import SseApp, SseHttpServer
 
 log = logging.getLogger("mcp_ref.server")
 
@@ -279,6 +282,34 @@ class Server:
         """The sessions currently open, in no particular order."""
         with self._sessions_lock:
             return list(self._sessions)
+
+    def wsgi_app(self, **options: Any) -> SseApp:
+        """This server as a WSGI application speaking HTTP with SSE (see sse.SseApp for options:
+        ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, ``max_body_bytes``...).
+        Run it under any *threaded* WSGI server: each event stream holds a thread."""
+        from .sse import SseApp
+
+        return SseApp(self, **options)
+
+    def sse_server(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> SseHttpServer:
+        """Serve HTTP with SSE in a background thread; use as a context manager (``.url``, ``.close()``)."""
+        from .sse import SseHttpServer
+
+        return SseHttpServer(self.wsgi_app(**options), host, port).start()
+
+    def serve_sse(self, host: str = "127.0.0.1", port: int = 8000, *, log_requests: bool = True,
+                  on_ready: Callable[[str], None] | None = None, **options: Any) -> None:
+        """Serve HTTP with SSE on werkzeug's threaded server until interrupted (TR-07: localhost
+        by default). ``on_ready(url)`` is called once the port is bound."""
+        from .sse import SseHttpServer
+
+        http = SseHttpServer(self.wsgi_app(**options), host, port, log_requests=log_requests)
+        if on_ready is not None:
+            on_ready(http.url)
+        try:
+            http.serve_forever()
+        except KeyboardInterrupt:
+            pass
 
     def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES) -> None:
         """Serve one client on this process's stdin/stdout; returns when stdin closes (LC-19).

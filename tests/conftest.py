@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -73,21 +74,55 @@ def memory_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
 
 DEMO_SERVER = "mcp_ref.demo_server:server"
-TRANSPORTS = ["stdio"]
+TRANSPORTS = ["stdio", "sse"]
+
+
+class SseServerProcess:
+    """``mcp-ref serve TARGET --transport sse --port 0`` as a subprocess; ``.url`` once it listens."""
+
+    def __init__(self, target: str, *extra: str) -> None:
+        command = server_command(target) + ["--transport", "sse", "--port", "0", *extra]
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()  # "mcp-ref: serving NAME over HTTP with SSE at URL"
+        if " at http" not in line:
+            self.close()
+            raise RuntimeError(f"the SSE server did not start: {line!r}")
+        self.url = line.rsplit(" at ", 1)[1].strip()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.fixture(params=TRANSPORTS)
 def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
     """Factory: ``connect(target=DEMO_SERVER, **kwargs)`` serves ``target`` in a subprocess over
-    each transport in TRANSPORTS and returns a connected, schema-tapped client."""
+    each transport in TRANSPORTS (the test runs once per transport) and returns a connected,
+    schema-tapped client."""
     clients: list[Client] = []
+    servers: list[SseServerProcess] = []
 
     def make(target: str = DEMO_SERVER, **kwargs: Any) -> Client:
         kwargs.setdefault("timeout", 10.0)
-        client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
+        if request.param == "stdio":
+            client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
+        else:
+            server = SseServerProcess(target)
+            servers.append(server)
+            client = Client.sse(server.url, trace=tap, **kwargs)
         clients.append(client)
         return client
 
     yield make
     for client in clients:
         client.close()
+    for server in servers:
+        server.close()

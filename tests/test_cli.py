@@ -124,3 +124,27 @@ def test_request_answers_sampling_and_roots() -> None:
     roots = run("request", "--stdio", SERVE, "tools/call", '{"name": "list_client_roots"}',
                 "--root", "file:///a", "--root", "file:///b")
     assert json.loads(roots.stdout)["content"][0]["text"] == "(unnamed): file:///a\n(unnamed): file:///b"
+
+
+def test_serve_sse_and_request_sse() -> None:
+    proc = subprocess.Popen([MCP_REF, "serve", "--transport", "sse", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("mcp-ref: serving mcp-ref-demo over HTTP with SSE at http://127.0.0.1:")
+        url = line.rsplit(" at ", 1)[1].strip()
+        assert url.endswith("/sse")
+        result = run("request", "--sse", url, "tools/call", '{"name": "add", "arguments": {"a": 1, "b": 2}}')
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout) == {"content": [{"type": "text", "text": "3"}]}
+        error = run("request", "--sse", url, "nope")
+        assert error.returncode == 1 and json.loads(error.stdout)["code"] == -32601
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    refused = run("request", "--sse", url, "ping", "--timeout", "2")
+    assert refused.returncode == 2 and "could not" in refused.stderr

@@ -1,10 +1,12 @@
-"""Interop: the official Python SDK's client (``mcp`` 2.x, default settings) against our server.
+"""Interop: the official Python SDK's client (``mcp`` 2.x, default settings) against our server,
+over stdio and over HTTP with SSE (``mcp-ref serve --transport sse``).
 
 https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
+https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
 https://modelcontextprotocol.io/specification/2024-11-05/server
 The SDK's default mode probes ``server/discover`` and proposes a newer revision; our server
-must answer -32601 at once and then negotiate 2024-11-05. Then the SDK uses every server
-feature of the demo server over stdio. A failure names the feature and what the SDK saw.
+must answer -32601 at once and then negotiate 2024-11-05. Then the SDK uses every feature of
+the demo server. A failure names the feature and what the SDK saw.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import base64
 import sys
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import DEMO_SERVER, ROOT, SseServerProcess
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")
@@ -26,15 +29,28 @@ anyio = pytest.importorskip("anyio")
 pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 2026-07-28")
 
 
-def sdk_client(target: str | None = None, **kwargs: Any) -> Any:
+@pytest.fixture(params=["stdio", "sse"])
+def sdk_client(request: Any) -> Iterator[Callable[..., Any]]:
+    """Factory: an (unentered) SDK Client for our demo server over the transport under test."""
     from mcp import Client, StdioServerParameters
+    from mcp.client.sse import sse_client
 
-    args = ["-m", "mcp_ref", "serve"] + ([target] if target else [])
-    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
-    return Client(params, **kwargs)
+    servers: list[SseServerProcess] = []
+
+    def make(**kwargs: Any) -> Any:
+        if request.param == "stdio":
+            params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_ref", "serve"], cwd=str(ROOT))
+            return Client(params, **kwargs)
+        server = SseServerProcess(DEMO_SERVER)
+        servers.append(server)
+        return Client(sse_client(server.url), **kwargs)
+
+    yield make
+    for server in servers:
+        server.close()
 
 
-def test_sdk_client_default_settings_connects_and_pings() -> None:
+def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[..., Any]) -> None:
     async def main() -> tuple[str, Any, float]:
         start = time.monotonic()
         async with sdk_client() as client:
@@ -50,7 +66,7 @@ def test_sdk_client_default_settings_connects_and_pings() -> None:
     assert elapsed < 5  # the server/discover probe was answered at once, not waited out
 
 
-def test_sdk_client_uses_every_server_feature() -> None:
+def test_sdk_client_uses_every_server_feature(sdk_client: Callable[..., Any]) -> None:
     from mcp import types
     from mcp.shared.exceptions import MCPError
 
@@ -134,7 +150,7 @@ def test_sdk_client_uses_every_server_feature() -> None:
     assert [(log.level, log.logger) for log in logs] == [("warning", "demo")], "only warning passes setLevel(warning)"
 
 
-def test_sdk_client_drives_our_sampling_and_roots_tools() -> None:
+def test_sdk_client_drives_our_sampling_and_roots_tools(sdk_client: Callable[..., Any]) -> None:
     from mcp import types
 
     sampled: list[Any] = []
