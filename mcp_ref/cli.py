@@ -22,10 +22,12 @@ import json
 import logging
 import shlex
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import stdio
 from .client import Client
 from .jsonrpc import ConnectionClosed, McpError, MethodNotFound, RequestTimeout
 from .server import Server
@@ -62,17 +64,31 @@ def _print_trace(direction: str, data: bytes) -> None:
     sys.stderr.flush()
 
 
+class TraceFile:
+    """A session ``trace`` hook that appends each message to a file: ``-> {json}`` sent by the
+    server, ``<- {json}`` received. For seeing what a host application and a server say."""
+
+    def __init__(self, path: str):
+        self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the server
+        self._lock = threading.Lock()
+
+    def __call__(self, direction: str, data: bytes) -> None:
+        with self._lock:
+            self._file.write(direction.encode() + b" " + data + b"\n")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     server = load_server(args.target)
+    trace = TraceFile(args.trace_file) if args.trace_file else None
     if args.transport == "stdio":
-        server.serve_stdio()
+        stdio.serve(lambda transport: server.open_session(transport, trace=trace))
         return 0
 
     def ready(url: str) -> None:
         print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
-    server.serve_sse(args.host, args.port, on_ready=ready)
+    server.serve_sse(args.host, args.port, on_ready=ready, trace=trace)
     return 0
 
 
@@ -142,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
     serve.add_argument("--host", default="127.0.0.1", help="for sse: the address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="for sse: the port (default 8000; 0 picks a free one)")
+    serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
     serve.set_defaults(func=cmd_serve)
 
     request = sub.add_parser("request", help="connect, initialize, send one request, print the result")

@@ -144,6 +144,13 @@ class SchemaTap:
             errors += list(_validator(result_def).iter_errors(msg.get("result")))
         self._fail(sender, f"the result of {request_method}", errors)
 
+    def feed_file(self, path: str) -> None:
+        """Check a trace written by ``mcp-ref serve --trace-file`` (lines of ``-> {json}``/``<- {json}``)."""
+        with open(path, "rb") as trace:
+            for line in trace:
+                direction, _, data = line.rstrip(b"\n").partition(b" ")
+                self(direction.decode(), data)
+
     def methods(self, direction: str) -> list[str]:
         """Methods of the requests/notifications seen in one direction ("->" or "<-")."""
         with self._lock:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from ..conftest import DEMO_SERVER, ROOT, SseServerProcess
+from ..schema_tap import SchemaTap
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")
@@ -30,24 +31,33 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 202
 
 
 @pytest.fixture(params=["stdio", "sse"])
-def sdk_client(request: Any) -> Iterator[Callable[..., Any]]:
-    """Factory: an (unentered) SDK Client for our demo server over the transport under test."""
+def sdk_client(request: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
+    """Factory: an (unentered) SDK Client for our demo server over the transport under test.
+
+    Our server writes every message to a trace file; at teardown each is checked against the
+    2024-11-05 schema, so a violation by our side fails the test and says which message it was.
+    """
     from mcp import Client, StdioServerParameters
     from mcp.client.sse import sse_client
 
     servers: list[SseServerProcess] = []
+    trace = str(tmp_path / "server-trace.txt")
 
     def make(**kwargs: Any) -> Any:
         if request.param == "stdio":
-            params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_ref", "serve"], cwd=str(ROOT))
-            return Client(params, **kwargs)
-        server = SseServerProcess(DEMO_SERVER)
+            args = ["-m", "mcp_ref", "serve", "--trace-file", trace]
+            return Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT)), **kwargs)
+        server = SseServerProcess(DEMO_SERVER, "--trace-file", trace)
         servers.append(server)
         return Client(sse_client(server.url), **kwargs)
 
     yield make
     for server in servers:
         server.close()
+    tap = SchemaTap("server")
+    tap.feed_file(trace)
+    assert tap.messages, "our server traced no message"
+    tap.assert_clean()
 
 
 def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[..., Any]) -> None:
