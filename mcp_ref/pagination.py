@@ -70,6 +70,17 @@ def paginate(
     return page, next_cursor
 
 
+def list_result(items: Sequence[Any], key: Callable[[Any], str], field: str, params: dict[str, Any],
+                page_size: int | None) -> dict[str, Any]:
+    """Server side: the result of a list method, ``{field: [...], "nextCursor"?: ...}``, for one
+    page of ``items`` (each with a ``to_wire()``)."""
+    page, next_cursor = paginate(items, key, params, page_size)
+    result: dict[str, Any] = {field: [item.to_wire() for item in page]}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor  # PAG-11: there may be more
+    return result
+
+
 def list_all(request: Callable[[str, dict[str, Any] | None], dict[str, Any]], method: str, field: str) -> list[Any]:
     """Client side: call ``method`` page after page until no ``nextCursor`` (PAG-04, PAG-05)."""
     items: list[Any] = []

@@ -109,11 +109,7 @@ class PromptRegistry:
     def page(self, params: dict[str, Any], page_size: int | None) -> dict[str, Any]:
         with self._lock:
             prompts = list(self._prompts.values())
-        page, next_cursor = pagination.paginate(prompts, lambda p: p.name, params, page_size)
-        result: dict[str, Any] = {"prompts": [p.to_wire() for p in page]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return result
+        return pagination.list_result(prompts, lambda p: p.name, "prompts", params, page_size)
 
     def get(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``prompts/get``: check the arguments, call the function, shape the messages."""

@@ -141,11 +141,8 @@ class ResourceRegistry:
         """``resources/list`` or ``resources/templates/list``: one page."""
         with self._lock:
             items = list((self._templates if templates else self._resources).values())
-        page, next_cursor = pagination.paginate(items, lambda r: r.uri, params, page_size)
-        result: dict[str, Any] = {("resourceTemplates" if templates else "resources"): [r.to_wire() for r in page]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return result
+        field = "resourceTemplates" if templates else "resources"
+        return pagination.list_result(items, lambda r: r.uri, field, params, page_size)
 
     def has(self, uri: str) -> bool:
         """Whether ``uri`` is a registered resource URI or URI template (as written)."""

@@ -184,11 +184,7 @@ class ToolRegistry:
         """``tools/list``: one page of tools."""
         with self._lock:
             tools = list(self._tools.values())
-        page, next_cursor = pagination.paginate(tools, lambda t: t.name, params, page_size)
-        result: dict[str, Any] = {"tools": [t.to_wire() for t in page]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return result
+        return pagination.list_result(tools, lambda t: t.name, "tools", params, page_size)
 
     def call(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``tools/call``: find, validate, run; tool failures become ``isError`` results."""

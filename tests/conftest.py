@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,80 @@ def server_command(target: str | None = None) -> list[str]:
     """The command that serves ``target`` (default: the bundled demo server) over stdio."""
     command = [sys.executable, "-m", "mcp_ref", "serve"]
     return command + ([target] if target else [])
+
+
+class RawServer:
+    """A server subprocess spoken to with raw lines, to send what a well-behaved client never would."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(server_command(TEST_SERVER), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     cwd=ROOT)
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> Any:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, "server closed its stdout"
+        return json.loads(line)
+
+    def call(self, msg: dict[str, Any]) -> Any:
+        self.send(json.dumps(msg).encode())
+        return self.receive()
+
+    def initialize(self) -> None:
+        reply = self.call({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        assert reply["result"]["protocolVersion"] == "2024-11-05"
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=5)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return code
+
+
+@pytest.fixture
+def raw() -> Iterator[RawServer]:
+    """A test-server subprocess spoken to in raw lines."""
+    server = RawServer()
+    yield server
+    if server.proc.poll() is None:
+        server.close()
+
+
+class Waiters:
+    """``count`` threads, each making one blocking ``call()``; ``join()`` returns what each
+    returned or raised. For tests of what happens to calls in flight."""
+
+    def __init__(self, call: Callable[[], Any], count: int) -> None:
+        self.outcomes: list[Any] = []
+        self._lock = threading.Lock()
+
+        def run() -> None:
+            try:
+                outcome = call()
+            except BaseException as exc:
+                outcome = exc
+            with self._lock:
+                self.outcomes.append(outcome)
+
+        self._threads = [threading.Thread(target=run) for _ in range(count)]
+        for thread in self._threads:
+            thread.start()
+
+    def join(self, timeout: float) -> list[Any]:
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            return list(self.outcomes)
 
 
 def pytest_report_header(config: Any) -> str:

@@ -14,17 +14,9 @@ import pytest
 
 from mcp_ref import Client, RequestTimeout, Server, UnsupportedProtocolVersion
 
-from .test_messages import RawServer
+from .conftest import RawServer
 
 INIT_PARAMS = {"capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
-
-
-@pytest.fixture
-def raw() -> Any:
-    server = RawServer()
-    yield server
-    if server.proc.poll() is None:
-        server.close()
 
 
 def initialize(raw: RawServer, version: Any = "2024-11-05", **overrides: Any) -> Any:

@@ -7,7 +7,6 @@ Unit tests of jsonrpc.py, then the same rules over a real server subprocess.
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from mcp_ref import jsonrpc
 from mcp_ref.jsonrpc import InvalidRequest, McpError, ParseError
 
-from .conftest import ROOT, TEST_SERVER, server_command
+from .conftest import RawServer
 
 
 def test_encode_is_compact_one_line_utf8() -> None:
@@ -83,51 +82,6 @@ def test_request_timeout_is_a_timeout_error() -> None:
 
 
 # --- over the wire, against a real server process ---------------------------------------------
-
-
-class RawServer:
-    """A server subprocess spoken to with raw lines, to send what a well-behaved client never would."""
-
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(server_command(TEST_SERVER), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     cwd=ROOT)
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> Any:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line, "server closed its stdout"
-        return json.loads(line)
-
-    def call(self, msg: dict[str, Any]) -> Any:
-        self.send(json.dumps(msg).encode())
-        return self.receive()
-
-    def initialize(self) -> None:
-        reply = self.call({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
-        assert reply["result"]["protocolVersion"] == "2024-11-05"
-        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=5)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
-        return code
-
-
-@pytest.fixture
-def raw() -> Any:
-    server = RawServer()
-    yield server
-    if server.proc.poll() is None:
-        server.close()
 
 
 def test_error_codes_over_the_wire(raw: RawServer) -> None:

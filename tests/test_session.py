@@ -15,6 +15,8 @@ import pytest
 
 from mcp_ref import Client, ConnectionClosed, RequestContext, Server
 
+from .conftest import Waiters
+
 
 def test_8_threads_x_100_concurrent_requests_are_correlated(stdio_client: Callable[..., Client]) -> None:
     client = stdio_client()
@@ -94,22 +96,11 @@ def test_a_request_from_a_notification_callback_fails_fast_instead_of_hanging(
 
 def test_close_fails_every_pending_call_and_later_calls_fail_at_once(stdio_client: Callable[..., Client]) -> None:
     client = stdio_client()
-    outcomes: list[BaseException] = []
-
-    def call() -> None:
-        try:
-            client.request("test/sleep", {"seconds": 30})
-        except BaseException as exc:
-            outcomes.append(exc)
-
-    threads = [threading.Thread(target=call) for _ in range(3)]
-    for t in threads:
-        t.start()
+    waiters = Waiters(lambda: client.request("test/sleep", {"seconds": 30}), 3)
     time.sleep(0.2)
     start = time.monotonic()
     client.close()
-    for t in threads:
-        t.join(timeout=5)
+    outcomes = waiters.join(5)
     assert time.monotonic() - start < 3
     assert len(outcomes) == 3 and all(isinstance(e, ConnectionClosed) for e in outcomes)
     with pytest.raises(ConnectionClosed):

@@ -18,6 +18,8 @@ import requests
 from mcp_ref import Client, ConnectionClosed, RequestContext, Server
 from mcp_ref.sse import HttpError, SseHttpServer
 
+from .conftest import Waiters
+
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
 
@@ -202,22 +204,11 @@ def test_client_disconnect_ends_the_server_session(http: SseHttpServer) -> None:
 def test_stream_end_fails_every_pending_call_at_once() -> None:
     running = make_server().sse_server()
     client = Client.sse(running.url, timeout=30)
-    failures: list[BaseException] = []
-
-    def call() -> None:
-        try:
-            client.call_tool("wait", {"seconds": 30})
-        except BaseException as exc:
-            failures.append(exc)
-
-    threads = [threading.Thread(target=call) for _ in range(3)]
-    for t in threads:
-        t.start()
+    waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 30}), 3)
     time.sleep(0.3)
     start = time.monotonic()
     running.close()  # the server goes away: its streams end
-    for t in threads:
-        t.join(timeout=5)
+    failures = waiters.join(5)
     assert time.monotonic() - start < 3
     assert len(failures) == 3 and all(isinstance(e, ConnectionClosed) for e in failures)
     assert "event stream" in str(failures[0])

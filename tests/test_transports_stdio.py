@@ -18,7 +18,7 @@ import pytest
 from mcp_ref import Client, ConnectionClosed
 from mcp_ref.stdio import LineTooLong, NewlineFramer
 
-from .conftest import ROOT, TEST_SERVER, server_command
+from .conftest import ROOT, TEST_SERVER, Waiters, server_command
 
 # --- the framer, sans I/O ----------------------------------------------------------------------
 
@@ -169,26 +169,13 @@ def test_server_dying_mid_call_fails_the_call_within_1s(stdio_client: Callable[.
 
 
 def test_pending_calls_from_many_threads_all_fail_when_the_server_dies(stdio_client: Callable[..., Client]) -> None:
-    import threading
-
     client = stdio_client(on_stderr=lambda line: None, timeout=30)
-    outcomes: list[BaseException] = []
-
-    def wait_forever() -> None:
-        try:
-            client.request("test/sleep", {"seconds": 60})
-        except BaseException as exc:
-            outcomes.append(exc)
-
-    threads = [threading.Thread(target=wait_forever) for _ in range(5)]
-    for t in threads:
-        t.start()
+    waiters = Waiters(lambda: client.request("test/sleep", {"seconds": 60}), 5)
     time.sleep(0.3)
     start = time.monotonic()
     with pytest.raises(ConnectionClosed):
         client.request("test/die")
-    for t in threads:
-        t.join(timeout=2)
+    outcomes = waiters.join(2)
     assert time.monotonic() - start < 1.5
     assert len(outcomes) == 5 and all(isinstance(e, ConnectionClosed) for e in outcomes)
 
