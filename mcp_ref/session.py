@@ -330,7 +330,7 @@ class Session:
     def run(self) -> None:
         """Read and dispatch messages on the calling thread until the stream ends."""
         self._reader_ident = threading.get_ident()
-        reason = self._transport.describe_close()
+        reason = "the connection ended"
         try:
             while True:
                 try:
