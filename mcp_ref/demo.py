@@ -93,6 +93,8 @@ def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
         ("Resources: templates (RFC 6570) name families of resources", templates),
         ("Resources: an unknown URI is error -32002", lambda: _try(lambda: client.read_resource("demo://nothing-here"))),
         ("Subscriptions: subscribe, change the resource, and a notification arrives", subscription),
+        ("List changes: a tool adds another tool; the server sends notifications/tools/list_changed",
+         lambda: client.call_tool("toggle_extra_tool")),
         ("Prompts: list, then get one with arguments", prompts),
         ("Prompts: a missing required argument is -32602", lambda: _try(lambda: client.get_prompt("review_code", {}))),
         ("Completion: suggestions for a prompt argument as the user types",

@@ -75,6 +75,16 @@ def increment() -> str:
 
 
 @server.tool()
+def toggle_extra_tool() -> str:
+    """Add the tool `extra`, or remove it if it is there; clients get notifications/tools/list_changed."""
+    if "extra" in {tool["name"] for tool in server.tools.page({}, None)["tools"]}:
+        server.tools.remove("extra")
+        return "removed the tool extra"
+    server.tool(name="extra", description="A tool that comes and goes.")(lambda: "extra!")
+    return "added the tool extra"
+
+
+@server.tool()
 def log_something(ctx: RequestContext, message: str = "hello from the demo server") -> str:
     """Send a log message at each of three levels; the client's setLevel decides which arrive."""
     sent = [level for level in ("debug", "info", "warning") if ctx.log(level, {"message": message}, logger="demo")]

@@ -12,10 +12,12 @@ the demo server. A failure names the feature and what the SDK saw.
 from __future__ import annotations
 
 import base64
+import json
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +32,14 @@ anyio = pytest.importorskip("anyio")
 pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 2026-07-28")
 
 
+@pytest.fixture
+def server_trace(tmp_path: Any) -> Path:
+    """Where our server writes every message it sends and receives (``--trace-file``)."""
+    return Path(tmp_path) / "server-trace.txt"
+
+
 @pytest.fixture(params=["stdio", "sse"])
-def sdk_client(request: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
+def sdk_client(request: Any, server_trace: Path) -> Iterator[Callable[..., Any]]:
     """Factory: an (unentered) SDK Client for our demo server over the transport under test.
 
     Our server writes every message to a trace file; at teardown each is checked against the
@@ -41,7 +49,7 @@ def sdk_client(request: Any, tmp_path: Any) -> Iterator[Callable[..., Any]]:
     from mcp.client.sse import sse_client
 
     servers: list[SseServerProcess] = []
-    trace = str(tmp_path / "server-trace.txt")
+    trace = str(server_trace)
 
     def make(**kwargs: Any) -> Any:
         if request.param == "stdio":
@@ -183,3 +191,32 @@ def test_sdk_client_drives_our_sampling_and_roots_tools(sdk_client: Callable[...
     assert asked == "sdk-model says: SDK answer"
     assert roots == "sdk: file:///sdk/root"
     assert sampled[0].max_tokens == 100 and sampled[0].messages[0].content.text == "ping?"
+
+
+def test_sdk_client_cancels_and_hears_list_changes(sdk_client: Callable[..., Any], server_trace: Path) -> None:
+    """Cancellation (SDK -> our server) and notifications/tools/list_changed (our server -> SDK)."""
+    notifications: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notifications.append(getattr(message, "method", None))
+
+    async def main() -> list[str]:
+        async with sdk_client(message_handler=on_message) as client:
+            with anyio.move_on_after(0.3):  # the SDK gives up: it sends notifications/cancelled
+                await client.call_tool("slow_count", {"steps": 50, "delay": 0.1})
+            added = await client.call_tool("toggle_extra_tool")
+            names = [t.name for t in (await client.list_tools()).tools]
+            await client.call_tool("toggle_extra_tool")
+            await anyio.sleep(0.2)
+            return [added.content[0].text, *names]
+
+    result = anyio.run(main)
+    assert result[0] == "added the tool extra" and "extra" in result
+    assert notifications.count("notifications/tools/list_changed") == 2
+    lines = [line.split(b" ", 1) for line in server_trace.read_bytes().splitlines()]
+    received = [json.loads(data) for direction, data in lines if direction == b"<-"]
+    sent = [json.loads(data) for direction, data in lines if direction == b"->"]
+    slow_id = next(m["id"] for m in received if m.get("method") == "tools/call" and m["params"]["name"] == "slow_count")
+    cancel = next(m for m in received if m.get("method") == "notifications/cancelled")
+    assert cancel["params"]["requestId"] == slow_id
+    assert not any(m.get("id") == slow_id for m in sent), "our server answered a cancelled request (CAN-06)"

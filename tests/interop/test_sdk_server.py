@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mcp_ref import Client
+from mcp_ref import Client, RequestTimeout
 
 pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 
@@ -80,3 +82,61 @@ def test_our_client_over_sse_against_the_sdk_sse_server(tap: Any) -> None:
         proc.wait(timeout=10)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@pytest.fixture(params=["stdio", "sse"])
+def full_sdk_server(request: Any, tap: Any) -> Iterator[Callable[..., Client]]:
+    """Factory: our client connected to the SDK's every-feature server over each transport."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def make(**kwargs: Any) -> Client:
+        script = str(SERVERS / "full_server.py")
+        if request.param == "stdio":
+            return Client.stdio([sys.executable, script], trace=tap, timeout=20, **kwargs)
+        proc = subprocess.Popen([sys.executable, script, "sse"], stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        assert proc.stdout is not None
+        return Client.sse(proc.stdout.readline().split(" at ", 1)[1].strip(), trace=tap, timeout=20, **kwargs)
+
+    yield make
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_our_client_uses_every_feature_of_an_sdk_server(full_sdk_server: Callable[..., Client]) -> None:
+    logs: list[Any] = []
+    changes: list[str] = []
+    updates: list[str] = []
+    progress: list[Any] = []
+    client = full_sdk_server(sampling_handler=lambda params: "sampled", roots=[{"uri": "file:///ours"}],
+                             on_log_message=logs.append, on_list_changed=changes.append,
+                             on_resource_updated=updates.append)
+    with client:
+        client.ping()
+        assert [t["name"] for t in client.list_tools()][:3] == ["add", "slow", "ask"]
+        assert client.call_tool("add", {"a": 20, "b": 22})["content"][0]["text"] == "42"
+        assert client.call_tool("slow", {"steps": 2}, on_progress=progress.append)["content"][0]["text"] == "slow done"
+        assert [(p["progress"], p["total"]) for p in progress] == [(1, 2), (2, 2)]
+        assert client.call_tool("ask", {"question": "q"})["content"][0]["text"] == "unknown: sampled | ['file:///ours']"
+        assert client.list_resources()[0]["uri"] == "sdk://counter"
+        assert client.list_resource_templates() == [{"name": "item", "uriTemplate": "sdk://items/{id}"}]
+        assert client.read_resource("sdk://items/7")["contents"][0]["text"] == "read sdk://items/7"
+        client.subscribe_resource("sdk://counter")
+        client.call_tool("touch")
+        client.unsubscribe_resource("sdk://counter")
+        assert client.get_prompt("greet", {"name": "Ada"})["messages"][0]["content"]["text"] == "Hello Ada"
+        completion = client.complete({"type": "ref/prompt", "name": "greet"}, {"name": "name", "value": "al"})
+        assert completion["completion"]["values"] == ["alpha", "alps"]
+        client.set_logging_level("info")
+        client.call_tool("log", {"message": "m"})
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {"steps": 100}, timeout=0.2)  # we cancel; the SDK's handler is cancelled
+        deadline = time.monotonic() + 5
+        while client.call_tool("was_cancelled")["content"][0]["text"] != "True":
+            assert time.monotonic() < deadline, "the SDK server never saw our notifications/cancelled"
+            time.sleep(0.05)
+    assert updates == ["sdk://counter"] and changes == ["tools"]
+    assert [(log["level"], log["data"]) for log in logs] == [("info", "m"), ("warning", "m")]
