@@ -152,15 +152,22 @@ class RequestContext:
 
         return send_log(self.session, level, data, logger)
 
-    def create_message(self, messages: list[Any], max_tokens: int, *, timeout: float | None = None,
-                       **options: Any) -> dict[str, Any]:
-        """Server side: ask the client's model (client/sampling). ``messages`` items are message
-        dicts or plain strings (user text); options are ``system_prompt``, ``include_context``,
-        ``temperature``, ``stop_sequences``, ``model_preferences``, ``metadata``. Raises
-        ``McpError`` without sending anything if the client did not declare ``sampling``."""
+    def create_message(
+        self, messages: list[Any], max_tokens: int, *, system_prompt: str | None = None,
+        include_context: str | None = None, temperature: float | None = None,
+        stop_sequences: list[str] | None = None, model_preferences: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None, timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Server side: ask the client's model (client/sampling) and return its result dict.
+        ``messages`` items are message dicts or plain strings (user text); options left as None
+        are not sent. Raises ``McpError`` without sending anything if the client did not declare
+        ``sampling``."""
         from .sampling import create_message
 
-        return create_message(self.session, messages, max_tokens, timeout=timeout, **options)
+        return create_message(
+            self.session, messages, max_tokens, timeout=timeout, system_prompt=system_prompt,
+            include_context=include_context, temperature=temperature, stop_sequences=stop_sequences,
+            model_preferences=model_preferences, metadata=metadata)
 
     def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Server side: the client's roots (client/roots), or ``McpError`` if it declared none."""
