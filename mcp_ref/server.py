@@ -119,7 +119,12 @@ class Server:
              input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
         """Decorator: register a tool. Name and description default to the function's name and
         docstring; the input schema to one derived from its signature and type hints. A parameter
-        named ``ctx`` receives the request context."""
+        named ``ctx`` receives the request context. (``@server.tool`` without parentheses works too.)"""
+        if callable(name):  # used bare: @server.tool
+            fn, name = name, None
+            self.tools.add(fn)
+            return fn
+
         def register(fn: F) -> F:
             self.tools.add(fn, name, description, input_schema)
             return fn
@@ -145,7 +150,13 @@ class Server:
     def prompt(self, name: str | None = None, description: str | None = None,
                arguments: list[dict[str, Any]] | None = None) -> Callable[[F], F]:
         """Decorator: register a prompt. Arguments default to the function's parameters (required
-        when they have no default). Return a str (one user message) or a list of messages."""
+        when they have no default). Return a str (one user message) or a list of messages.
+        (``@server.prompt`` without parentheses works too.)"""
+        if callable(name):  # used bare: @server.prompt
+            fn, name = name, None
+            self.prompts.add(fn)
+            return fn
+
         def register(fn: F) -> F:
             self.prompts.add(fn, name, description, arguments)
             return fn

@@ -540,7 +540,10 @@ class Session:
             return
         request_id: RequestId = ctx.request_id  # type: ignore[assignment]  # never None for a request
         try:
-            response = jsonrpc.result_response(request_id, self._on_request(ctx))
+            result = self._on_request(ctx)
+            if not isinstance(result, dict):  # a result is always a JSON object
+                raise TypeError(f"the handler for {ctx.method} returned {type(result).__name__}, not a dict")
+            response = jsonrpc.result_response(request_id, result)
         except McpError as exc:
             response = jsonrpc.error_response(ctx.request_id, exc)
         except Exception:

@@ -142,3 +142,39 @@ def test_responses_are_never_answered_even_when_malformed(raw: RawServer) -> Non
     raw.send(b'{"jsonrpc":"2.0","id":999,"result":{}}')  # answers nothing we sent
     raw.send(b'{"jsonrpc":"2.0","id":998,"result":{},"error":{"code":1,"message":"both"}}')
     assert raw.call({"jsonrpc": "2.0", "id": "next", "method": "ping"})["id"] == "next"
+
+
+def test_seeded_fuzz_never_crashes_the_server_or_goes_unanswered(raw: RawServer) -> None:
+    """Mutated, truncated and random lines: every request-like line gets exactly one answer with
+    the right id, or (for notifications and unreadable ids) none that breaks the stream."""
+    import random
+
+    rng = random.Random(20241105)
+    raw.initialize()
+    samples = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": "x", "method": "test/echo", "params": {"a": [1, {"b": None}]}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}},
+        {"jsonrpc": "2.0", "id": 2, "result": {}},
+    ]
+    for _ in range(300):
+        text = json.dumps(rng.choice(samples))
+        kind = rng.randrange(4)
+        if kind == 0:
+            text = text[: rng.randrange(len(text))]  # truncated
+        elif kind == 1:
+            i = rng.randrange(len(text))
+            text = text[:i] + rng.choice('{}[]":,\\x0') + text[i + 1:]  # one character changed
+        elif kind == 2:
+            text = "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(1, 40)))
+        raw.send(text.encode("utf-8", "surrogatepass"))
+        # after each line, a ping with a fresh id must come back, possibly after an error reply
+        raw.send(b'{"jsonrpc":"2.0","id":"probe","method":"ping"}')
+        for _ in range(3):
+            reply = raw.receive()
+            if reply.get("id") == "probe":
+                assert reply == {"jsonrpc": "2.0", "id": "probe", "result": {}}
+                break
+            assert "error" in reply or "result" in reply, reply
+        else:
+            raise AssertionError(f"no answer to the probe after {text!r}")

@@ -190,3 +190,24 @@ def test_a_tool_may_raise_a_protocol_error_on_purpose(memory_client: Callable[..
     client = memory_client(server)
     with pytest.raises(InvalidParams, match="zero"):
         client.call_tool("divide", {"a": 1, "b": 0})
+
+
+def test_bare_decorators_and_non_dict_handler_results(memory_client: Callable[..., Client]) -> None:
+    server = Server("bare")
+
+    @server.tool
+    def double(x: int) -> int:
+        return 2 * x
+
+    @server.prompt
+    def hello() -> str:
+        return "hi"
+
+    server.request_handlers["test/list"] = lambda ctx: [1, 2]  # type: ignore[arg-type,return-value]
+    client = memory_client(server)
+    assert client.call_tool("double", {"x": 4})["content"][0]["text"] == "8"
+    assert client.get_prompt("hello")["messages"][0]["content"]["text"] == "hi"
+    from mcp_ref import InternalError
+
+    with pytest.raises(InternalError):
+        client.request("test/list")  # a result must be an object: -32603, not a malformed answer
