@@ -105,7 +105,7 @@ class Client:
         stderr is forwarded to ours line by line, or to ``on_stderr(line)``.
         """
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
-        return cls(transport, timeout=timeout, **kwargs).connect()
+        return cls._connected(transport, timeout=timeout, **kwargs)
 
     @classmethod
     def sse(
@@ -124,7 +124,16 @@ class Client:
         from .sse import SseClientTransport
 
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
-        return cls(transport, timeout=timeout, **kwargs).connect()
+        return cls._connected(transport, timeout=timeout, **kwargs)
+
+    @classmethod
+    def _connected(cls, transport: Transport, **kwargs: Any) -> Client:
+        try:
+            client = cls(transport, **kwargs)
+        except BaseException:  # a bad argument: do not leave the server process or stream behind
+            transport.close()
+            raise
+        return client.connect()
 
     def connect(self) -> Client:
         """Start reading and run the initialization phase; on any failure, close and raise."""

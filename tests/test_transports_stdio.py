@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,3 +223,24 @@ def test_env_and_cwd_reach_the_server(tmp_path: Any) -> None:
     )
     with Client.stdio([sys.executable, "-c", code], env={"SERVER_NAME": "from-env"}, cwd=str(tmp_path)) as client:
         assert client.server_info == {"name": "from-env", "version": os.path.realpath(tmp_path)}
+
+
+def processes_with(marker: str) -> list[str]:
+    """Pids of live processes whose command line contains ``marker`` (Linux /proc)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                found.append(cmdline.parent.name)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc to list processes")
+def test_a_bad_argument_does_not_leave_the_server_running() -> None:
+    marker = f"mcp-ref-leak-check-{os.getpid()}"
+    with pytest.raises(ValueError, match="file://"):
+        Client.stdio([sys.executable, "-c", f"import time; time.sleep(60)  # {marker}"],
+                     roots=[{"uri": "http://not-a-file-root"}])
+    assert processes_with(marker) == []
