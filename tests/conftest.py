@@ -117,6 +117,20 @@ def tap() -> Iterator[SchemaTap]:
 
 
 @pytest.fixture
+def new_tap() -> Iterator[Callable[[], SchemaTap]]:
+    """Factory of client-side schema taps, one per connection; each is checked at teardown."""
+    taps: list[SchemaTap] = []
+
+    def make() -> SchemaTap:
+        taps.append(SchemaTap("client"))
+        return taps[-1]
+
+    yield make
+    for t in taps:
+        t.assert_clean()
+
+
+@pytest.fixture
 def stdio_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
     """Factory: ``stdio_client(target=None, **kwargs)`` spawns ``mcp-ref serve`` and connects."""
     clients: list[Client] = []

@@ -101,7 +101,7 @@ def test_client_disconnects_when_the_server_picks_an_unsupported_version() -> No
     assert session.closed.wait(2)  # the client hung up: the server's session ended
 
 
-def test_initialize_timeout_is_clear_and_initialize_is_never_cancelled(tmp_path: Any) -> None:
+def test_initialize_timeout_is_clear_and_initialize_is_never_cancelled(tmp_path: Any, tap: Any) -> None:
     log = tmp_path / "received.txt"
     code = (
         "import sys\n"
@@ -111,7 +111,7 @@ def test_initialize_timeout_is_clear_and_initialize_is_never_cancelled(tmp_path:
     )
     start = time.monotonic()
     with pytest.raises(RequestTimeout) as info:
-        Client.stdio([sys.executable, "-c", code], timeout=0.5)
+        Client.stdio([sys.executable, "-c", code], timeout=0.5, trace=tap)
     assert time.monotonic() - start < 5
     assert "initialize" in info.value.message
     time.sleep(0.1)

@@ -70,7 +70,7 @@ def test_client_without_roots(memory_client: Callable[..., Client]) -> None:
         client.set_roots([{"uri": "file:///x"}])
 
 
-def test_server_asks_for_roots_right_after_initialization(tmp_path: Any) -> None:
+def test_server_asks_for_roots_right_after_initialization(tmp_path: Any, tap: Any) -> None:
     """A server that sends roots/list as soon as notifications/initialized arrives, before the
     client's first request: the client must answer it, and nothing may deadlock."""
     script = tmp_path / "eager.py"
@@ -88,7 +88,7 @@ def test_server_asks_for_roots_right_after_initialization(tmp_path: Any) -> None
         "server.request_handlers['test/seen'] = lambda ctx: seen\n"
         "server.serve_stdio()\n"
     )
-    with Client.stdio([sys.executable, str(script)], roots=ROOTS, timeout=5) as client:
+    with Client.stdio([sys.executable, str(script)], roots=ROOTS, timeout=5, trace=tap) as client:
         for _ in range(50):
             seen = client.request("test/seen")
             if seen:

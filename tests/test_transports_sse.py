@@ -90,7 +90,7 @@ def post(url: str, body: Any, content_type: str = "application/json", **headers:
     return requests.post(url, data=data, headers={"Content-Type": content_type, **headers}, timeout=5)
 
 
-def test_stream_headers_and_endpoint_event(http: SseHttpServer) -> None:
+def test_stream_headers_and_endpoint_event(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     stream = RawStream(http.url)
     try:
         headers = stream.response.headers
@@ -145,7 +145,7 @@ def test_localhost_origins_pass_and_others_can_be_allowed(http: SseHttpServer, r
     assert requests.get(http.url, headers={"Host": "attacker.example"}, timeout=5).status_code == 421
 
 
-def test_keepalive_comments_on_an_idle_stream(http: SseHttpServer) -> None:
+def test_keepalive_comments_on_an_idle_stream(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     stream = RawStream(http.url)
     stream.next_event()
     assert stream.next_event() == (None, ": keepalive")
@@ -158,10 +158,10 @@ def test_client_over_sse_basic(http: SseHttpServer, tap: Any) -> None:
         assert client.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
 
 
-def test_two_sessions_interleave_without_crosstalk(http: SseHttpServer) -> None:
+def test_two_sessions_interleave_without_crosstalk(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     logs: dict[str, list[Any]] = {"a": [], "b": []}
-    a = Client.sse(http.url, timeout=5, on_log_message=lambda p: logs["a"].append(p["data"]))
-    b = Client.sse(http.url, timeout=5, on_log_message=lambda p: logs["b"].append(p["data"]))
+    a = Client.sse(http.url, trace=new_tap(), timeout=5, on_log_message=lambda p: logs["a"].append(p["data"]))
+    b = Client.sse(http.url, trace=new_tap(), timeout=5, on_log_message=lambda p: logs["b"].append(p["data"]))
     errors: list[str] = []
 
     def work(client: Client, name: str) -> None:
@@ -182,17 +182,17 @@ def test_two_sessions_interleave_without_crosstalk(http: SseHttpServer) -> None:
     assert len(logs["b"]) == 60 and all(text.startswith("b-") for text in logs["b"])
 
 
-def test_a_notification_sent_during_a_call_arrives_before_its_result(http: SseHttpServer) -> None:
+def test_a_notification_sent_during_a_call_arrives_before_its_result(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     order: list[str] = []
-    with Client.sse(http.url, timeout=5, on_log_message=lambda p: order.append("log")) as client:
+    with Client.sse(http.url, trace=new_tap(), timeout=5, on_log_message=lambda p: order.append("log")) as client:
         for _ in range(10):
             client.call_tool("log_then_answer", {"text": "x"})
             order.append("result")
     assert order == ["log", "result"] * 10
 
 
-def test_client_disconnect_ends_the_server_session(http: SseHttpServer) -> None:
-    client = Client.sse(http.url, timeout=5)
+def test_client_disconnect_ends_the_server_session(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
+    client = Client.sse(http.url, trace=new_tap(), timeout=5)
     client.ping()
     assert http.app.session_count == 1
     (session,) = http.app.server.sessions
@@ -201,9 +201,9 @@ def test_client_disconnect_ends_the_server_session(http: SseHttpServer) -> None:
     assert http.app.session_count == 0
 
 
-def test_stream_end_fails_every_pending_call_at_once() -> None:
+def test_stream_end_fails_every_pending_call_at_once(new_tap: Callable[[], Any]) -> None:
     running = make_server().sse_server()
-    client = Client.sse(running.url, timeout=30)
+    client = Client.sse(running.url, trace=new_tap(), timeout=30)
     waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 30}), 3)
     time.sleep(0.3)
     start = time.monotonic()
@@ -215,8 +215,8 @@ def test_stream_end_fails_every_pending_call_at_once() -> None:
     client.close()
 
 
-def test_a_failed_post_fails_the_waiting_call_with_its_status(http: SseHttpServer) -> None:
-    client = Client.sse(http.url, timeout=5)
+def test_a_failed_post_fails_the_waiting_call_with_its_status(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
+    client = Client.sse(http.url, trace=new_tap(), timeout=5)
     with http.app._lock:  # the session vanishes server-side, as after a restart behind a balancer
         http.app._streams.clear()
     with pytest.raises(HttpError) as info:
@@ -237,7 +237,7 @@ def endpoint_app(endpoint: str) -> Callable[..., Any]:
     return app
 
 
-def test_an_endpoint_on_another_origin_is_refused() -> None:
+def test_an_endpoint_on_another_origin_is_refused(new_tap: Callable[[], Any]) -> None:
     from werkzeug.serving import make_server as werkzeug_server
 
     wsgi = werkzeug_server("127.0.0.1", 0, endpoint_app("http://evil.example/messages?session_id=1"), threaded=True)
@@ -245,13 +245,13 @@ def test_an_endpoint_on_another_origin_is_refused() -> None:
     thread.start()
     try:
         with pytest.raises(ConnectionClosed, match="another origin"):
-            Client.sse(f"http://127.0.0.1:{wsgi.server_port}/sse", timeout=3)
+            Client.sse(f"http://127.0.0.1:{wsgi.server_port}/sse", trace=new_tap(), timeout=3)
     finally:
         wsgi.shutdown()
         wsgi.server_close()
 
 
-def test_typescript_style_endpoint_and_custom_headers() -> None:
+def test_typescript_style_endpoint_and_custom_headers(new_tap: Callable[[], Any]) -> None:
     seen: list[str | None] = []
     server = make_server()
     app = server.wsgi_app(message_path="/message", session_param="sessionId")
@@ -270,7 +270,7 @@ def test_typescript_style_endpoint_and_custom_headers() -> None:
         stream = RawStream(url)
         assert stream.next_event()[1].startswith("/message?sessionId=")
         stream.close()
-        with Client.sse(url, timeout=5, headers={"Authorization": "Bearer t0ken"}) as client:
+        with Client.sse(url, trace=new_tap(), timeout=5, headers={"Authorization": "Bearer t0ken"}) as client:
             assert client.call_tool("echo", {"text": "ts"})["content"][0]["text"] == "ts"
         assert seen[-1] == "Bearer t0ken" and seen.count("Bearer t0ken") >= 3  # the GET and every POST
     finally:
@@ -279,20 +279,20 @@ def test_typescript_style_endpoint_and_custom_headers() -> None:
         wsgi.server_close()
 
 
-def test_not_an_sse_endpoint_is_a_clear_error(http: SseHttpServer) -> None:
+def test_not_an_sse_endpoint_is_a_clear_error(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     with pytest.raises(HttpError) as info:
         Client.sse(http.url.replace("/sse", "/elsewhere"), timeout=3)
     assert info.value.status == 404
     with pytest.raises(ConnectionClosed, match="could not open the event stream"):
-        Client.sse("http://127.0.0.1:9/sse", timeout=2)
+        Client.sse("http://127.0.0.1:9/sse", trace=new_tap(), timeout=2)
 
 
-def test_many_clients_at_once(http: SseHttpServer) -> None:
+def test_many_clients_at_once(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     errors: list[BaseException] = []
 
     def one(n: int) -> None:
         try:
-            with Client.sse(http.url, timeout=10) as client:
+            with Client.sse(http.url, trace=new_tap(), timeout=10) as client:
                 for i in range(10):
                     assert client.call_tool("echo", {"text": f"{n}:{i}"})["content"][0]["text"] == f"{n}:{i}"
         except BaseException as exc:

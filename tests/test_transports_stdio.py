@@ -196,7 +196,7 @@ def test_server_that_exits_at_once_fails_initialize_clearly() -> None:
     assert "exited with code 4" in info.value.message and "boom: bad config" in info.value.message
 
 
-def test_close_stops_a_server_that_ignores_stdin_eof() -> None:
+def test_close_stops_a_server_that_ignores_stdin_eof(new_tap: Callable[[], Any]) -> None:
     # A "server" that answers initialize and then never reads stdin again nor exits by itself.
     code = (
         "import sys, json, signal, time\n"
@@ -206,7 +206,7 @@ def test_close_stops_a_server_that_ignores_stdin_eof() -> None:
         " 'capabilities': {}, 'serverInfo': {'name': 'stubborn', 'version': '1'}}}), flush=True)\n"
         "time.sleep(120)\n"
     )
-    client = Client.stdio([sys.executable, "-c", code])
+    client = Client.stdio([sys.executable, "-c", code], trace=new_tap())
     transport: Any = client.session._transport
     start = time.monotonic()
     client.close()  # LC-16..18: close stdin, wait, SIGTERM, wait, SIGKILL
@@ -214,14 +214,15 @@ def test_close_stops_a_server_that_ignores_stdin_eof() -> None:
     assert time.monotonic() - start < 8
 
 
-def test_env_and_cwd_reach_the_server(tmp_path: Any) -> None:
+def test_env_and_cwd_reach_the_server(tmp_path: Any, new_tap: Callable[[], Any]) -> None:
     code = (
         f"import os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from mcp_ref import Server\n"
         "s = Server(os.environ['SERVER_NAME'], version=os.getcwd())\n"
         "s.serve_stdio()\n"
     )
-    with Client.stdio([sys.executable, "-c", code], env={"SERVER_NAME": "from-env"}, cwd=str(tmp_path)) as client:
+    with Client.stdio([sys.executable, "-c", code], env={"SERVER_NAME": "from-env"}, cwd=str(tmp_path),
+                      trace=new_tap()) as client:
         assert client.server_info == {"name": "from-env", "version": os.path.realpath(tmp_path)}
 
 
