@@ -13,7 +13,9 @@ In short:
 3. Requests the server may send to a client are listed in ``Client.request_handlers``:
    method string -> handler; anything else is answered -32601.
 4. Every request waits at most ``timeout`` seconds (LC-24); then the server is told
-   ``notifications/cancelled`` and the caller gets ``RequestTimeout``.
+   ``notifications/cancelled`` and the caller gets ``RequestTimeout``. With
+   ``ping_interval=N`` the client also pings every N seconds and hangs up on a server that
+   stops answering (PING-05, PING-09).
 
 Use it as a context manager so the connection (and a spawned server) is always shut down::
 
@@ -53,9 +55,11 @@ class Client:
         on_notification: NotificationCallback | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
         roots: roots_.Roots | None = None,
+        ping_interval: float | None = None,
         trace: TraceCallback | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
+        self.ping_interval = ping_interval
         self.sampling_handler = sampling_handler
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
@@ -144,6 +148,8 @@ class Client:
             )
             lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
             self._session.notify("notifications/initialized")  # LC-08
+            if self.ping_interval:  # PING-05: off unless asked for (PING-08)
+                self._session.start_keepalive(self.ping_interval)
         except BaseException:
             self.close()
             raise

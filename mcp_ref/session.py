@@ -356,6 +356,24 @@ class Session:
         finally:
             self._shutdown(reason)
 
+    def start_keepalive(self, interval: float, timeout: float | None = None) -> None:
+        """Ping the peer every ``interval`` seconds (PING-05, PING-06). A ping with no answer
+        within ``timeout`` (default: ``interval``) means the connection is dead: it is logged and
+        the session closed, failing every pending call (PING-02, PING-03, PING-09, PING-11).
+        The pinging thread belongs to this session and ends when it closes."""
+        def keep_pinging() -> None:
+            while not self.closed.wait(interval):
+                try:
+                    self.request("ping", timeout=timeout or interval)
+                except RequestTimeout:
+                    log.warning("%s: no answer to ping within %g s; closing the connection", self.name, timeout or interval)
+                    self.close(f"the peer did not answer a ping within {timeout or interval:g} s")
+                    return
+                except McpError:
+                    return  # the session closed meanwhile
+
+        threading.Thread(target=keep_pinging, name=f"{self.name}-keepalive", daemon=True).start()
+
     def run_in_worker(self, fn: Callable[..., None], *args: Any) -> None:
         """Run ``fn(*args)`` on a worker thread: for work, started by a notification, that needs
         to send requests (the reader thread must never wait for an answer)."""

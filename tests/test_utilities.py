@@ -207,3 +207,26 @@ def test_error_from_peer_handler_reaches_caller_with_its_code(memory_client: Cal
     with pytest.raises(McpError) as info:
         client.request("test/refuse")
     assert (info.value.code, info.value.message, info.value.data) == (-1, "User rejected sampling request", {"why": "test"})
+
+
+def test_keepalive_pings_a_live_server_and_hangs_up_on_a_dead_one(stdio_client: Callable[..., Client],
+                                                                 tap: Any) -> None:
+    client = stdio_client(ping_interval=0.1)
+    time.sleep(0.5)
+    assert tap.methods("->").count("ping") >= 3  # PING-05
+    client.ping()
+
+    # A "server" that answers initialize and then reads but never answers.
+    mute = ("import sys, json\n"
+            "msg = json.loads(sys.stdin.readline())\n"
+            "print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': {'protocolVersion': '2024-11-05',"
+            " 'capabilities': {}, 'serverInfo': {'name': 'mute', 'version': '1'}}}), flush=True)\n"
+            "for line in sys.stdin: pass\n")
+    import sys
+
+    with Client.stdio([sys.executable, "-c", mute], ping_interval=0.2, timeout=30) as dead:
+        start = time.monotonic()
+        with pytest.raises(McpError) as info:
+            dead.request("anything")  # would wait 30 s; the failed ping ends it much sooner
+        assert time.monotonic() - start < 2  # PING-09: a timed-out ping is a dead connection
+        assert "did not answer a ping" in info.value.message
