@@ -82,6 +82,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = load_server(args.target)
     trace = TraceFile(args.trace_file) if args.trace_file else None
     if args.transport == "stdio":
+        if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
+            print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
+                  "Ctrl-D to stop", file=sys.stderr)
         stdio.serve(lambda transport: server.open_session(transport, trace=trace))
         return 0
 

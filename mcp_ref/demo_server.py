@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import threading
+from pathlib import Path
 
 from mcp_ref import RequestContext, ResourceNotFound, Server, content
 
@@ -146,6 +147,21 @@ def note(topic: str) -> str:
 
 
 server.add_completion("ref/resource", "demo://notes/{topic}", "topic", sorted(NOTES))
+
+SOURCE_ROOT = Path(__file__).resolve().parent  # the mcp_ref package: read it through MCP
+
+
+@server.resource_template("demo://source/{+path}", name="source", mime_type="text/x-python")
+def source(path: str) -> str:
+    """A file of mcp_ref's own source, e.g. demo://source/session.py. Nothing outside it."""
+    file = (SOURCE_ROOT / path).resolve()
+    if not file.is_relative_to(SOURCE_ROOT) or file.suffix != ".py" or not file.is_file():  # RES-08
+        raise ResourceNotFound(f"Resource not found: no source file {path!r}", {"uri": f"demo://source/{path}"})
+    return file.read_text(encoding="utf-8")
+
+
+server.add_completion("ref/resource", "demo://source/{+path}", "path",
+                      sorted(p.name for p in SOURCE_ROOT.glob("*.py")))
 
 
 # --- prompts (server/prompts) --------------------------------------------------------------------

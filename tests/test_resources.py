@@ -30,9 +30,10 @@ def test_list_and_read_text_and_blob(connect: Callable[..., Client]) -> None:
 
 def test_templates_list_and_read(connect: Callable[..., Client]) -> None:
     client = connect()
-    assert client.list_resource_templates() == [{
-        "uriTemplate": "demo://notes/{topic}", "name": "note",
-        "description": "A note about one topic: mcp, jsonrpc or stdio.", "mimeType": "text/plain"}]
+    notes, source = client.list_resource_templates()
+    assert notes == {"uriTemplate": "demo://notes/{topic}", "name": "note",
+                     "description": "A note about one topic: mcp, jsonrpc or stdio.", "mimeType": "text/plain"}
+    assert source["uriTemplate"] == "demo://source/{+path}" and source["mimeType"] == "text/x-python"
     (note,) = client.read_resource("demo://notes/stdio")["contents"]
     assert note["uri"] == "demo://notes/stdio" and "stdin" in note["text"]
 
@@ -150,3 +151,15 @@ def test_compile_template() -> None:
         compile_template("x://{a,b}")
 
 
+
+
+def test_file_resources_cannot_escape_their_root(connect: Callable[..., Client]) -> None:
+    client = connect()
+    (text,) = client.read_resource("demo://source/session.py")["contents"]
+    assert "class Session" in text["text"] and text["mimeType"] == "text/x-python"
+    for escape in ("../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e/%2e%2e/etc/hostname", "/etc/passwd",
+                   "../setup.cfg", "__pycache__", "nothing.py"):
+        with pytest.raises(ResourceNotFound):  # RES-08: no path outside the package
+            client.read_resource(f"demo://source/{escape}")
+    completion = client.complete({"type": "ref/resource", "uri": "demo://source/{+path}"}, {"name": "path", "value": "ses"})
+    assert completion["completion"]["values"] == ["session.py"]

@@ -157,7 +157,7 @@ def test_sdk_client_uses_every_server_feature(sdk_client: Callable[..., Any]) ->
     assert seen["slow"] == "counted to 3" and progress == [(1, 3), (2, 3), (3, 3)], "progress notifications"
     assert seen["unknown_tool"] == -32602
     assert seen["resources"] == ["demo://counter", "demo://logo.png", "demo://readme"]
-    assert seen["templates"] == ["demo://notes/{topic}"]
+    assert seen["templates"] == ["demo://notes/{topic}", "demo://source/{+path}"]
     assert "demo server" in seen["readme"] and seen["logo"] == b"\x89PNG" and "MCP" in seen["note"]
     assert seen["missing"] == -32002
     assert seen["prompts"] == ["explain_readme", "greeting", "review_code"]
