@@ -14,6 +14,7 @@ from .jsonrpc import (
     McpError,
     MethodNotFound,
     ParseError,
+    RateLimited,
     RequestTimeout,
     ResourceNotFound,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "McpError",
     "MethodNotFound",
     "ParseError",
+    "RateLimited",
     "RequestCancelled",
     "RequestContext",
     "RequestTimeout",

@@ -37,6 +37,9 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002  # server/resources, RES-06
+# mcp_ref's one code of its own, in JSON-RPC's range for implementation-defined server errors:
+# a rate limit was exceeded (see ratelimit.py; 2024-11-05 defines no code for it).
+RATE_LIMITED = -32010
 
 # Codes this library uses *locally* for failures that never came from the peer. They sit in
 # JSON-RPC's implementation-defined range and are never put on the wire by mcp_ref.
@@ -137,6 +140,12 @@ class ResourceNotFound(McpError):
     code = RESOURCE_NOT_FOUND
 
 
+class RateLimited(McpError):
+    """-32010: too many requests of this kind in this session; retry after ``data.retryAfter`` s."""
+
+    code = RATE_LIMITED
+
+
 class ConnectionClosed(McpError):
     """Local: the connection ended (EOF, peer exited, close()) before a response arrived."""
 
@@ -156,6 +165,7 @@ _BY_CODE: dict[int, type[McpError]] = {
     INVALID_PARAMS: InvalidParams,
     INTERNAL_ERROR: InternalError,
     RESOURCE_NOT_FOUND: ResourceNotFound,
+    RATE_LIMITED: RateLimited,
 }
 
 

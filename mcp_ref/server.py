@@ -34,6 +34,7 @@ from .jsonrpc import McpError, MethodNotFound
 from .lifecycle import Phase
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
+from .ratelimit import RateLimit
 from .resources import ResourceRegistry
 from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
 from .tools import ToolRegistry
@@ -71,11 +72,14 @@ class Server:
 
     ``page_size`` is the number of items per page of every list method (None: no paging).
     ``logging=False`` leaves out the ``logging`` capability (and ``ctx.log`` then sends nothing
-    the client could have asked for).
+    the client could have asked for). ``rate_limits`` maps a method (``"tools/call"``,
+    ``"completion/complete"``, ...) to ``(per_second, burst)``: each session gets its own token
+    bucket, and requests beyond it are answered -32010 (see ratelimit.py; TOOL-10, CMP-09).
     """
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
+                 rate_limits: dict[str, tuple[float, int]] | None = None,
                  max_workers: int = DEFAULT_MAX_WORKERS):
         self.name = name
         self.version = version
@@ -83,6 +87,7 @@ class Server:
         self.page_size = page_size
         self.logging = logging
         self.max_workers = max_workers
+        self.rate_limits = dict(rate_limits or {})
         self._sessions: set[Session] = set()
         self._sessions_lock = threading.Lock()
         self.tools = ToolRegistry(lambda: self._list_changed("tools"))
@@ -224,6 +229,11 @@ class Server:
             if capability is None or (required[1] is not None and not capability.get(required[1])):
                 what = required[0] + (f".{required[1]}" if required[1] else "")
                 raise MethodNotFound(f"Method not found: {ctx.method} (this server did not declare {what})")
+        if ctx.method in self.rate_limits:  # TOOL-10, CMP-09: a bucket per session and method
+            buckets = ctx.session.state.setdefault("rate_limits", {})
+            if ctx.method not in buckets:
+                buckets[ctx.method] = RateLimit(*self.rate_limits[ctx.method])
+            buckets[ctx.method].take(ctx.method)
         return handler(ctx)
 
     def _handle_notification(self, session: Session, method: str, params: dict[str, Any]) -> None:

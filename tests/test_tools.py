@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -211,3 +212,21 @@ def test_bare_decorators_and_non_dict_handler_results(memory_client: Callable[..
 
     with pytest.raises(InternalError):
         client.request("test/list")  # a result must be an object: -32603, not a malformed answer
+
+
+def test_rate_limits_per_session(memory_client: Callable[..., Client]) -> None:
+    from mcp_ref import RateLimited
+
+    server = Server("limited", rate_limits={"tools/call": (20.0, 3)})
+    server.tool(name="noop")(lambda: "ok")
+    first = memory_client(server)
+    for _ in range(3):  # a burst of 3 is allowed (TOOL-10)
+        first.call_tool("noop")
+    with pytest.raises(RateLimited) as info:
+        first.call_tool("noop")
+    assert info.value.code == -32010 and 0 < info.value.data["retryAfter"] <= 0.05
+    first.list_tools()  # other methods are not limited
+    second = memory_client(server)
+    second.call_tool("noop")  # each session has its own bucket
+    time.sleep(0.06)
+    first.call_tool("noop")  # and tokens come back
