@@ -31,7 +31,7 @@ from typing import Any
 
 from . import lifecycle, pagination, prompts, sampling, tools
 from . import roots as roots_
-from .jsonrpc import McpError, MethodNotFound
+from .jsonrpc import MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
 from .stdio import SubprocessTransport
 
@@ -304,5 +304,3 @@ class Client:
         self._require("logging", method="logging/setLevel")
         self.request("logging/setLevel", {"level": level})
 
-
-__all__ = ["Client", "McpError"]

@@ -78,7 +78,7 @@ def increment() -> str:
 @server.tool()
 def toggle_extra_tool() -> str:
     """Add the tool `extra`, or remove it if it is there; clients get notifications/tools/list_changed."""
-    if "extra" in {tool["name"] for tool in server.tools.page({}, None)["tools"]}:
+    if "extra" in server.tools:
         server.tools.remove("extra")
         return "removed the tool extra"
     server.tool(name="extra", description="A tool that comes and goes.")(lambda: "extra!")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from .jsonrpc import InvalidParams, InvalidRequest
+from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound
 
 PROTOCOL_VERSION = "2024-11-05"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first
@@ -72,7 +72,10 @@ class LifecycleState:
     def gate(self, method: str) -> None:
         """Raise InvalidRequest if ``method`` may not be served in the current phase."""
         allowed = ALLOWED[self.phase]
-        if method in allowed if allowed is not None else method != "initialize":
+        if allowed is None:  # operating: everything but a second initialize
+            if method != "initialize":
+                return
+        elif method in allowed:
             return
         if method == "initialize":
             raise InvalidRequest("Invalid Request: the session is already initialized")
@@ -127,6 +130,20 @@ def initialize_result(
     if instructions is not None:
         result["instructions"] = instructions
     return result
+
+
+def require_peer(session: Any, capability: str, method: str) -> None:
+    """Server side: refuse, without sending anything, a request the client cannot serve yet or at
+    all (sampling/createMessage, roots/list). The error carries ``failed_request`` like any
+    request that failed."""
+    error: McpError | None = None
+    if session.lifecycle.phase is not Phase.OPERATING:  # LC-10
+        error = McpError(f"cannot send {method} before the client has sent notifications/initialized")
+    elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):  # ROOT-17, AR-05
+        error = MethodNotFound(f"the client did not declare the {capability!r} capability, so it cannot answer {method}")
+    if error is not None:
+        error.failed_request = method
+        raise error
 
 
 # --- the client's side -------------------------------------------------------------------------

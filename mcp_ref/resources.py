@@ -39,6 +39,8 @@ _VARIABLE = re.compile(r"\{(\+?)([A-Za-z0-9_]+)\}")
 
 def compile_template(uri_template: str) -> tuple[re.Pattern[str], list[str]]:
     """A regular expression that matches URIs of ``uri_template``, and its variable names."""
+    if "{" in _VARIABLE.sub("", uri_template) or "}" in _VARIABLE.sub("", uri_template):
+        raise ValueError(f"unsupported URI template {uri_template!r}: only {{var}} and {{+var}} are supported")
     pattern = ""
     names: list[str] = []
     position = 0
@@ -51,8 +53,6 @@ def compile_template(uri_template: str) -> tuple[re.Pattern[str], list[str]]:
         pattern += f"(?P<{name}>.+)" if reserved else f"(?P<{name}>[^/?#]+)"
         position = match.end()
     pattern += re.escape(uri_template[position:])
-    if "{" in uri_template[position:] or not names and "{" in uri_template:
-        raise ValueError(f"unsupported URI template {uri_template!r}: only {{var}} and {{+var}} are supported")
     return re.compile(pattern), names
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Union
 
 from .jsonrpc import InternalError, MethodNotFound
-from .sampling import require_peer
+from .lifecycle import require_peer
 
 Roots = Union[list[dict[str, Any]], Callable[[], list[dict[str, Any]]]]
 

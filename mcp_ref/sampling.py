@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .jsonrpc import InternalError, InvalidParams, McpError, MethodNotFound
-from .lifecycle import Phase
+from .lifecycle import require_peer
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
 INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
@@ -39,18 +39,6 @@ class SamplingRejected(McpError):
 
     def __init__(self, message: str = "User rejected sampling request", data: Any = None):
         super().__init__(message, data)
-
-
-def require_peer(session: Any, capability: str, method: str) -> None:
-    """Server side: refuse, without sending anything, a request the client cannot serve."""
-    error: McpError | None = None
-    if session.lifecycle.phase is not Phase.OPERATING:  # LC-10
-        error = McpError(f"cannot send {method} before the client has sent notifications/initialized")
-    elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):  # ROOT-17, AR-05
-        error = MethodNotFound(f"the client did not declare the {capability!r} capability, so it cannot answer {method}")
-    if error is not None:
-        error.failed_request = method
-        raise error
 
 
 def _message(item: Any) -> dict[str, Any]:

@@ -163,6 +163,9 @@ class ToolRegistry:
     def __bool__(self) -> bool:
         return bool(self._tools)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
             input_schema: dict[str, Any] | None = None) -> Tool:
         if input_schema is not None and input_schema.get("type") != "object":
