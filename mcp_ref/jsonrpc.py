@@ -203,16 +203,77 @@ def error_response(request_id: RequestId | None, error: McpError) -> Message:
     return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.to_error()}
 
 
+class NotJson(ValueError):
+    """A message we were about to send cannot be written as strict JSON (see ``encode``)."""
+
+
 def encode(msg: Message) -> bytes:
-    """Compact UTF-8 JSON on one line (TR-02): json escapes newlines and control characters.
+    """Compact, strict UTF-8 JSON on one line (TR-02): json escapes newlines and control characters.
+
+    Strict means what every peer can parse: no ``NaN`` or ``Infinity`` (Python's json writes
+    them by default; JSON has no such tokens), no lone UTF-16 surrogates (they have no UTF-8
+    form), no objects json does not know. Anything else raises ``NotJson`` saying why, so the
+    caller can send a proper error instead of a broken line.
 
     U+2028 and U+2029 are legal raw inside JSON strings, but peers that split lines with
     ``str.splitlines()`` would cut a message there, so we escape them too.
     """
-    text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
-    if "\u2028" in text or "\u2029" in text:
-        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return text.encode("utf-8")
+    try:
+        text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotJson(f"a string holds {exc.object[exc.start:exc.end]!a}, which is not valid Unicode text") from None
+    except RecursionError:
+        raise NotJson("it is nested too deeply") from None
+    except (ValueError, TypeError) as exc:  # NaN/Infinity, an int too long, an object json does not know
+        raise NotJson(str(exc)) from None
+    if b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:  # U+2028, U+2029 in UTF-8
+        data = data.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return data
+
+
+def printable(text: str) -> str:
+    """``text`` with anything that has no UTF-8 form (a lone surrogate) spelled as an escape, so a
+    message that quotes what the peer sent can always be encoded."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+# --- reading params ----------------------------------------------------------------------------
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a decoded value: "null", "boolean", "integer", "number", "string",
+    "array" or "object"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def param(params: dict[str, Any], name: str, expected: str, *, required: bool = True, path: str = "") -> Any:
+    """``params[name]`` if it is of the JSON type ``expected``; None if absent and not required.
+
+    Anything else from the peer is -32602 naming the field (``path`` is the prefix of a nested
+    field, e.g. ``"ref."``): a handler never meets a value of the wrong type, so a list where a
+    string belongs can never become an internal error. ``"number"`` accepts integers too; an
+    optional field given as null counts as absent.
+    """
+    value = params.get(name)
+    if value is None and not required:  # absent, or an explicit null: both mean "not given"
+        return None
+    actual = json_type(value)
+    if actual == expected or (expected == "number" and actual == "integer"):
+        return value
+    article = "an" if expected[0] in "aeiou" else "a"
+    problem = "is missing" if name not in params else f"must be {article} {expected}, not {actual}"
+    raise InvalidParams(f'Invalid params: "{path}{name}" {problem}', {"field": f"{path}{name}"})
 
 
 # --- parsing and classifying -----------------------------------------------------------------
@@ -223,11 +284,14 @@ RESPONSE = "response"
 
 
 def decode(data: bytes) -> Any:
-    """Bytes -> JSON value, or ParseError (-32700). Invalid UTF-8 is a parse error too."""
+    """Bytes -> JSON value, or ParseError (-32700). Invalid UTF-8 is a parse error too, and so is
+    JSON nested too deeply to read (about a thousand levels): to us it cannot be parsed."""
     try:
         return json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError(f"Parse error: {exc}") from None
+    except RecursionError:  # valid JSON, but deeper than Python's parser can follow
+        raise ParseError("Parse error: the JSON is nested too deeply to read") from None
 
 
 def is_valid_id(value: Any) -> TypeGuard[RequestId]:

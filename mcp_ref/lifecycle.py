@@ -19,19 +19,25 @@ In short:
 5. There is no shutdown message: either side closes the transport (see stdio.py for the
    child-process sequence, LC-16..19).
 
-The server's side of this is a small state machine kept as data below (``ALLOWED``): in each
-phase, which requests are served. Unknown methods are answered -32601 in every phase (newer
-clients probe with ``server/discover`` before ``initialize``); a known method in the wrong phase
-gets -32600 with a message that says what to send first. Both answers are immediate: a request
-is never left unanswered.
+The server's side of this is a small state machine (``Phase`` and ``LifecycleState.gate``):
+before ``initialize`` only ``initialize`` and ``ping`` are served; after it, everything but a
+second ``initialize``. Unknown methods are answered -32601 in every phase (newer clients probe
+with ``server/discover`` before ``initialize``); a known method in the wrong phase gets -32600
+with a message that says what to send first. Both answers are immediate: a request is never
+left unanswered. A request that arrives after the ``initialize`` answer but before
+``notifications/initialized`` is served (LC-09 lets the client send it; over HTTP+SSE the two
+messages can arrive in either order).
 """
 
 from __future__ import annotations
 
 import enum
+import logging
 from typing import Any
 
 from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound
+
+log = logging.getLogger("mcp_ref.lifecycle")
 
 PROTOCOL_VERSION = "2024-11-05"
 SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first
@@ -45,13 +51,13 @@ class Phase(enum.Enum):
     OPERATING = "operating"
 
 
-# Which requests a server serves in each phase. ``None`` means "every known method except
-# initialize", which is accepted once per session.
-ALLOWED: dict[Phase, frozenset[str] | None] = {
-    Phase.AWAITING_INITIALIZE: frozenset({"initialize", "ping"}),  # LC-01; ping is always allowed
-    Phase.AWAITING_INITIALIZED: frozenset({"ping"}),  # LC-08: the client must send initialized first
-    Phase.OPERATING: None,
-}
+# What a server serves in each phase. Unknown methods are not the gate's business: they get
+# -32601 in every phase (see Server._handle_request).
+SERVED_BEFORE_INITIALIZE = frozenset({"initialize", "ping"})  # LC-01: ping is always allowed
+# Once initialize is answered, every known method except a second initialize is served, even
+# before notifications/initialized arrives: the client may send requests as soon as it has the
+# result (LC-09), and over HTTP+SSE its initialized notification and its next request travel
+# in separate POSTs that can overtake each other.
 
 
 class UnsupportedProtocolVersion(InvalidParams):
@@ -70,20 +76,15 @@ class LifecycleState:
         self.capabilities: dict[str, Any] = {}  # what this side declared
 
     def gate(self, method: str) -> None:
-        """Raise InvalidRequest if ``method`` may not be served in the current phase."""
-        allowed = ALLOWED[self.phase]
-        if allowed is None:  # operating: everything but a second initialize
-            if method != "initialize":
-                return
-        elif method in allowed:
-            return
+        """Raise InvalidRequest if ``method`` (a method the server knows) may not be served now."""
         if method == "initialize":
-            raise InvalidRequest("Invalid Request: the session is already initialized")
-        if self.phase is Phase.AWAITING_INITIALIZE:
+            if self.phase is not Phase.AWAITING_INITIALIZE:  # one initialize per session
+                raise InvalidRequest("Invalid Request: the session is already initialized")
+            return
+        if self.phase is Phase.AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:  # LC-01
             raise InvalidRequest(f"Invalid Request: {method} before initialize; send initialize first")
-        raise InvalidRequest(
-            f"Invalid Request: {method} before notifications/initialized; send that notification first"
-        )
+        if self.phase is Phase.AWAITING_INITIALIZED and method != "ping":  # LC-09: served anyway
+            log.debug("serving %s before notifications/initialized arrived", method)
 
 
 # --- the server's side -------------------------------------------------------------------------

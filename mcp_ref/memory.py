@@ -3,7 +3,9 @@
 Not a spec section. The spec allows custom transports as long as they carry JSON-RPC messages
 unchanged and keep the lifecycle (TR-12, TR-13); this one passes whole messages through a pair
 of queues, so protocol code can be exercised without pipes or sockets. Closing either end is
-end of input for the other.
+end of input for the other. Each direction holds at most ``max_queued`` unread messages: a
+sender that finds the queue full waits up to its timeout, then gets ``TimeoutError``, as it
+would from a pipe the peer stopped reading.
 """
 
 from __future__ import annotations
@@ -11,34 +13,53 @@ from __future__ import annotations
 import queue
 import threading
 
+DEFAULT_MAX_QUEUED = 10_000
+
 
 class MemoryTransport:
     """One end of an in-memory link. Make both with ``MemoryTransport.pair()``."""
 
-    def __init__(self, inbox: queue.SimpleQueue[bytes | None], outbox: queue.SimpleQueue[bytes | None]):
+    def __init__(self, inbox: queue.Queue[bytes | None], outbox: queue.Queue[bytes | None]):
         self._inbox = inbox
         self._outbox = outbox
         self._closed = threading.Event()
 
     @classmethod
-    def pair(cls) -> tuple[MemoryTransport, MemoryTransport]:
-        a_to_b: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        b_to_a: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    def pair(cls, max_queued: int = DEFAULT_MAX_QUEUED) -> tuple[MemoryTransport, MemoryTransport]:
+        a_to_b: queue.Queue[bytes | None] = queue.Queue(max_queued)
+        b_to_a: queue.Queue[bytes | None] = queue.Queue(max_queued)
         return cls(b_to_a, a_to_b), cls(a_to_b, b_to_a)
 
     def receive(self) -> bytes | None:
         return self._inbox.get()  # None: this end or the other was closed
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed.is_set():
             raise OSError("memory transport is closed")
-        self._outbox.put(data)
+        try:
+            self._outbox.put(data, timeout=timeout)
+        except queue.Full:
+            raise TimeoutError(f"the peer left {self._outbox.maxsize} messages unread for {timeout:g} s") from None
 
     def close(self) -> None:
         if not self._closed.is_set():
             self._closed.set()
-            self._outbox.put(None)  # end of input for the peer
-            self._inbox.put(None)  # and for our own reader
+            _put_marker(self._outbox)  # end of input for the peer
+            _put_marker(self._inbox)  # and for our own reader
 
     def describe_close(self) -> str:
         return "the in-memory link was closed"
+
+
+def _put_marker(box: queue.Queue[bytes | None]) -> None:
+    """Queue the end-of-input marker even into a full queue (making room if it must): closing
+    never waits for a reader."""
+    while True:
+        try:
+            box.put_nowait(None)
+            return
+        except queue.Full:
+            try:
+                box.get_nowait()
+            except queue.Empty:
+                pass

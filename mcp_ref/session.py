@@ -36,9 +36,12 @@ only; ``send`` may be called from any thread and must write each message whole.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -61,6 +64,11 @@ log = logging.getLogger("mcp_ref.session")
 
 DEFAULT_TIMEOUT = 30.0  # seconds; LC-24: every request has a timeout
 DEFAULT_MAX_WORKERS = 16
+# Seconds we give the peer to take a notifications/cancelled; after that it is dropped (a peer
+# that does not read is often why we cancel).
+CANCEL_NOTICE_TIMEOUT = 2.0
+# Seconds all the cancellation notices sent by close() may take together.
+CLOSE_NOTICE_BUDGET = 1.0
 
 RequestHandler = Callable[["RequestContext"], dict[str, Any]]
 NotificationHandler = Callable[["Session", str, dict[str, Any]], None]
@@ -74,14 +82,18 @@ class Transport(Protocol):
     ``receive()`` blocks until one message (bytes of one JSON text) arrives and returns it, or
     returns None at end of stream. It may raise ``McpError`` for a framing error it recovered
     from (the session answers it and keeps reading), or ``OSError`` when the channel broke.
-    ``send(data)`` writes one message; it is called from many threads and must not interleave.
-    ``close()`` releases the channel; ``describe_close()`` says why the stream ended, for error
-    messages (e.g. "server process exited with code 1").
+    ``send(data, timeout)`` writes one message whole, within ``timeout`` seconds; it is called
+    from many threads and must not interleave messages. When the peer does not take the message
+    in time it raises ``TimeoutError``; when the channel broke (or a message had to be cut
+    short, which breaks it) it raises ``OSError``, and the session closes.
+    ``close()`` releases the channel and must return promptly whatever the peer does (it must
+    not wait for a send that is stuck); ``describe_close()`` says why the stream ended, for
+    error messages (e.g. "server process exited with code 1").
     """
 
     def receive(self) -> bytes | None: ...
 
-    def send(self, data: bytes) -> None: ...
+    def send(self, data: bytes, timeout: float | None = None) -> None: ...
 
     def close(self) -> None: ...
 
@@ -110,9 +122,10 @@ class RequestContext:
         self.method = method
         self.params = params
         meta = params.get("_meta")
-        self.progress_token: str | int | None = (
-            meta.get("progressToken") if isinstance(meta, dict) else None
-        )
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        # PROG-02: a token is a string or an integer; anything else (1e400 is a float, infinity)
+        # is no token, so we never echo a value that is not JSON.
+        self.progress_token: str | int | None = token if jsonrpc.is_valid_id(token) else None
         self.cancelled = threading.Event()
         self.cancel_reason: str | None = None
         self._last_progress: float | None = None
@@ -133,6 +146,10 @@ class RequestContext:
         answered (PROG-15). ``progress`` must grow with every call (PROG-06); floats are fine
         (PROG-07); ``total`` may be left out when unknown (PROG-12).
         """
+        for name, value in (("progress", progress), ("total", total)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value)):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         if self.progress_token is None or self._done:  # PROG-08, PROG-09, PROG-15
             return
         if self._last_progress is not None and progress <= self._last_progress:  # PROG-06
@@ -143,7 +160,10 @@ class RequestContext:
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
-        self.session.notify("notifications/progress", params)
+        try:
+            self.session.notify("notifications/progress", params)
+        except jsonrpc.NotJson:  # the peer's token is a string with no UTF-8 form: drop it
+            log.debug("progress token %r cannot be sent back; progress not reported", self.progress_token)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> bool:
         """Server side: send the client a log message (server/utilities/logging), if ``level``
@@ -188,45 +208,65 @@ class RequestContext:
 
 
 class OutgoingRequest:
-    """A request this side sent and has not yet had answered. ``result()`` waits for it."""
+    """A request this side sent and has not yet had answered. ``result()`` waits for it.
 
-    def __init__(self, session: Session, request_id: RequestId, method: str):
+    ``timeout`` is the request's budget in seconds and ``deadline`` the moment (on the
+    ``time.monotonic`` clock) it runs out: sending the request and waiting for its answer
+    both come out of that one budget.
+    """
+
+    def __init__(self, session: Session, request_id: RequestId, method: str, timeout: float):
         self.session = session
         self.id = request_id
         self.method = method
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
         self.future: Future[dict[str, Any]] = Future()
 
     def result(self, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the result; raise ``McpError`` on an error response or a closed connection,
-        and ``RequestTimeout`` (a ``TimeoutError``) after ``timeout`` seconds (LC-24)."""
+        and ``RequestTimeout`` (a ``TimeoutError``) when the request's time is up (LC-24).
+        ``timeout`` overrides what is left of the budget given when the request was sent."""
         if timeout is None:
-            timeout = self.session.default_timeout
+            timeout = self.timeout
+            wait = max(0.0, self.deadline - time.monotonic())
+        else:
+            wait = timeout
         try:
-            return self.future.result(timeout)
+            return self.future.result(wait)
         except FutureTimeout:
-            self.cancel(f"timed out after {timeout:g} s")
-            error = RequestTimeout(
-                f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
-                "the request was cancelled. Pass a larger timeout if the peer is just slow."
-            )
-            error.failed_request = self.method
-            raise error from None
+            raise self._timed_out(timeout) from None
         except McpError as error:
             error.failed_request = self.method
             raise
 
-    def cancel(self, reason: str | None = None) -> bool:
-        """Give up on this request and tell the peer (CAN-01). False if it was already answered."""
+    def _timed_out(self, timeout: float) -> RequestTimeout:
+        """Give up: forget the request, tell the peer in the background, return the error."""
+        self.cancel(f"timed out after {timeout:g} s", wait=False)
+        error = RequestTimeout(
+            f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
+            "the request was cancelled. Pass a larger timeout if the peer is just slow."
+        )
+        error.failed_request = self.method
+        return error
+
+    def cancel(self, reason: str | None = None, *, wait: bool = True) -> bool:
+        """Give up on this request and tell the peer (CAN-01). False if it was already answered.
+
+        The notice is sent within ``CANCEL_NOTICE_TIMEOUT`` seconds, or dropped: the peer may
+        be the reason we gave up. With ``wait=False`` it is sent from a worker thread, so the
+        caller is not held up at all (a timed-out request returns at its deadline)."""
         if not self.session._forget(self.id):
             return False  # CAN-02: already answered or failed, nothing to cancel
         if self.method != "initialize":  # CAN-03, CAN-19
             params: dict[str, Any] = {"requestId": self.id}  # CAN-20: same direction, same id
             if reason:
                 params["reason"] = reason
-            try:
-                self.session.notify("notifications/cancelled", params)
-            except McpError:
-                pass  # the connection is gone; there is nobody left to tell
+            if wait:
+                self.session._notify_quietly("notifications/cancelled", params, CANCEL_NOTICE_TIMEOUT)
+            else:
+                self.session.run_in_worker(
+                    self.session._notify_quietly, "notifications/cancelled", params, CANCEL_NOTICE_TIMEOUT)
         self.future.set_exception(RequestCancelled(f"{self.method} was cancelled: {reason or 'no reason given'}"))
         return True
 
@@ -318,7 +358,7 @@ class Session:
         self._pending: dict[RequestId, OutgoingRequest] = {}
         self._progress: dict[RequestId, ProgressCallback] = {}
         self._incoming: dict[RequestId, RequestContext] = {}
-        self._next_id = 1
+        self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
@@ -343,12 +383,15 @@ class Session:
                 try:
                     data = self._transport.receive()
                 except McpError as exc:  # a framing error the transport recovered from
-                    self._send_quietly(jsonrpc.error_response(None, exc))
+                    self._answer(None, exc)
                     continue
                 if data is None:
                     reason = self._transport.describe_close()
                     break
-                self._dispatch(data)
+                try:
+                    self._dispatch(data)
+                except Exception:  # a bug of ours must not end the session: drop this one message
+                    log.exception("%s: could not dispatch a message; it was dropped", self.name)
         except Exception as exc:  # OSError or worse: the channel is unusable
             if not self._closed:
                 log.debug("transport failed", exc_info=True)
@@ -388,7 +431,20 @@ class Session:
         callback(self)
 
     def close(self, reason: str = "closed by this side") -> None:
-        """Close the connection: fail pending requests, flag running handlers, stop workers."""
+        """Close the connection: fail pending requests, flag running handlers, stop workers.
+
+        Requests still waiting for an answer are cancelled first (CAN-01): the peer is told
+        with ``notifications/cancelled``, within ``CLOSE_NOTICE_BUDGET`` seconds in all, so a
+        script interrupted with Ctrl-C does not leave the peer working for nobody."""
+        with self._lock:
+            pending = [] if self._closed else [out for out in self._pending.values() if out.method != "initialize"]
+        deadline = time.monotonic() + CLOSE_NOTICE_BUDGET
+        for out in pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._forget(out.id):
+                continue
+            self._notify_quietly("notifications/cancelled", {"requestId": out.id, "reason": reason}, left)
+            out.future.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
         self._shutdown(reason)
 
     def _shutdown(self, reason: str) -> None:
@@ -423,26 +479,69 @@ class Session:
 
     # --- sending -----------------------------------------------------------------------------
 
-    def _send(self, msg: Message) -> None:
-        data = jsonrpc.encode(msg)
+    def _write(self, data: bytes, timeout: float | None = None) -> None:
+        """Hand one encoded message to the transport, within ``timeout`` seconds (default: the
+        session's ``default_timeout``). Raises ``TimeoutError`` if the peer did not take it in
+        time, and ``ConnectionClosed`` (closing the session) if the channel broke."""
         if self._trace is not None:
             self._trace("->", data)
         try:
-            self._transport.send(data)
+            self._transport.send(data, self.default_timeout if timeout is None else timeout)
+        except TimeoutError:
+            raise
         except (OSError, ValueError) as exc:  # ValueError: write to a closed file
+            self._shutdown(f"could not send: {exc}")
             raise ConnectionClosed(f"Connection closed: could not send ({exc})") from exc
 
-    def _send_quietly(self, msg: Message) -> None:
-        """Send a response; if the peer is gone there is nobody to tell, so just log it."""
+    def _answer(self, request_id: RequestId | None, outcome: dict[str, Any] | McpError, method: str = "") -> None:
+        """Send the one response a request gets: its result, or its error.
+
+        Whatever the handler produced, something is sent: a result that is not strict JSON
+        becomes -32603 saying so; an error message quoting text with no UTF-8 form is escaped;
+        an id with no UTF-8 form is answered with id null. A peer that is gone or not reading
+        simply does not get it (logged)."""
+        if isinstance(outcome, McpError):
+            msg = jsonrpc.error_response(request_id, outcome)
+        else:
+            msg = jsonrpc.result_response(request_id, outcome)  # type: ignore[arg-type]  # a request's id
         try:
-            self._send(msg)
-        except McpError:
-            log.debug("dropped a response: the connection is closed")
+            data = jsonrpc.encode(msg)
+        except jsonrpc.NotJson as exc:
+            data = self._encodable_error(request_id, outcome, method, exc)
+        try:
+            self._write(data)
+        except (McpError, TimeoutError) as exc:
+            log.debug("%s: dropped a response: %s", self.name, exc)
+
+    @staticmethod
+    def _encodable_error(request_id: RequestId | None, outcome: dict[str, Any] | McpError, method: str,
+                         problem: jsonrpc.NotJson) -> bytes:
+        if isinstance(outcome, McpError):
+            error = McpError(jsonrpc.printable(outcome.message), code=outcome.code)
+        else:
+            error = InternalError(f"Internal error: the result of {jsonrpc.printable(method)} cannot be sent "
+                                  f"as JSON: {problem}")
+        try:
+            return jsonrpc.encode(jsonrpc.error_response(request_id, error))
+        except jsonrpc.NotJson:  # the id itself has no UTF-8 form: it cannot be echoed
+            return jsonrpc.encode(jsonrpc.error_response(None, error))
+
+    def _notify_quietly(self, method: str, params: dict[str, Any] | None, timeout: float | None = None) -> None:
+        """Send a notification nobody must wait for; if it cannot go out, log and move on."""
+        try:
+            self.notify(method, params, timeout=timeout)
+        except (McpError, TimeoutError, jsonrpc.NotJson) as exc:
+            log.debug("%s: dropped %s: %s", self.name, method, exc)
 
     def start_request(
-        self, method: str, params: dict[str, Any] | None = None, *, on_progress: ProgressCallback | None = None
+        self, method: str, params: dict[str, Any] | None = None, *,
+        on_progress: ProgressCallback | None = None, timeout: float | None = None,
     ) -> OutgoingRequest:
-        """Send a request and return at once; ``.result(timeout)`` waits for the answer."""
+        """Send a request and return at once; ``.result()`` waits for the answer.
+
+        ``timeout`` (default: the session's) is the whole budget of the request: sending it
+        counts too, so a peer that does not read makes it fail with ``RequestTimeout`` in time.
+        Params that are not strict JSON raise ``InvalidParams`` before anything is sent."""
         if threading.get_ident() == self._reader_ident:
             # A request made here could never be answered: its response would have to be read
             # by this very thread. Fail loudly instead of hanging.
@@ -450,19 +549,28 @@ class Session:
                 f"cannot send {method!r} from a notification callback: it runs on the session's reader "
                 "thread, which must stay free to read the answer. Hand the work to another thread."
             )
+        if timeout is None:
+            timeout = self.default_timeout
+        request_id = next(self._ids)  # MSG-04: never reused within the session
+        if on_progress is not None:  # PROG-01, PROG-02: the request id is a unique token
+            params = dict(params or {})
+            meta = params.get("_meta")
+            params["_meta"] = {**(meta if isinstance(meta, dict) else {}), "progressToken": request_id}
+        try:
+            data = jsonrpc.encode(jsonrpc.request(request_id, method, params))
+        except jsonrpc.NotJson as exc:  # the caller's mistake: say so now, keep nothing pending
+            raise InvalidParams(f"cannot send {jsonrpc.printable(method)}: its params are not strict JSON ({exc})") from None
+        out = OutgoingRequest(self, request_id, method, timeout)
         with self._lock:
             if self._closed:
                 raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
-            request_id = self._next_id  # MSG-04: ids are never reused within a session
-            self._next_id += 1
-            out = OutgoingRequest(self, request_id, method)
             self._pending[request_id] = out
-            if on_progress is not None:  # PROG-01, PROG-02: the request id is a unique token
-                params = dict(params or {})
-                params["_meta"] = {**params.get("_meta", {}), "progressToken": request_id}
+            if on_progress is not None:
                 self._progress[request_id] = on_progress
         try:
-            self._send(jsonrpc.request(request_id, method, params))
+            self._write(data, timeout)
+        except TimeoutError:
+            raise out._timed_out(timeout) from None
         except McpError:
             self._forget(request_id)
             raise
@@ -472,14 +580,15 @@ class Session:
         self, method: str, params: dict[str, Any] | None = None, *,
         timeout: float | None = None, on_progress: ProgressCallback | None = None,
     ) -> dict[str, Any]:
-        """Send a request and wait for its result (see ``OutgoingRequest.result``)."""
-        return self.start_request(method, params, on_progress=on_progress).result(timeout)
+        """Send a request and wait for its result (see ``start_request``, ``OutgoingRequest.result``)."""
+        return self.start_request(method, params, on_progress=on_progress, timeout=timeout).result()
 
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Send a notification (no answer is expected)."""
+    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
+        """Send a notification (no answer is expected), within ``timeout`` seconds (default: the
+        session's). Raises ``jsonrpc.NotJson`` if the params are not strict JSON."""
         if self._closed:
             raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
-        self._send(jsonrpc.notification(method, params))
+        self._write(jsonrpc.encode(jsonrpc.notification(method, params)), timeout)
 
     def _forget(self, request_id: RequestId) -> bool:
         """Remove a pending request; True if it was still pending (the caller now owns its Future)."""
@@ -496,10 +605,10 @@ class Session:
             msg = jsonrpc.decode(data)
             kind = jsonrpc.classify(msg)
         except InvalidRequest as exc:
-            self._send_quietly(jsonrpc.error_response(exc.request_id, exc))
+            self._answer(exc.request_id, exc)
             return
         except McpError as exc:  # ParseError: the id cannot be known, so it is null
-            self._send_quietly(jsonrpc.error_response(None, exc))
+            self._answer(None, exc)
             return
         if kind is jsonrpc.RESPONSE:
             self._on_response(msg)
@@ -542,11 +651,10 @@ class Session:
                 duplicate = False
                 self._incoming[request_id] = ctx
         if duplicate:
-            self._send_quietly(jsonrpc.error_response(
-                request_id, InvalidRequest(f"Invalid Request: id {request_id!r} is already in use by a request in progress")
-            ))
+            self._answer(request_id, InvalidRequest(
+                f"Invalid Request: id {request_id!r} is already in use by a request in progress"))
         elif params is not None and not isinstance(params, dict):
-            self._finish(ctx, jsonrpc.error_response(request_id, InvalidParams("Invalid params: MCP params must be an object")))
+            self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
         else:
@@ -556,26 +664,34 @@ class Session:
         if ctx.cancelled.is_set():  # cancelled while it waited for a worker
             self._finish(ctx, None)
             return
-        request_id: RequestId = ctx.request_id  # type: ignore[assignment]  # never None for a request
+        outcome: dict[str, Any] | McpError
+        interrupted: BaseException | None = None
         try:
-            result = self._on_request(ctx)
-            if not isinstance(result, dict):  # a result is always a JSON object
-                raise TypeError(f"the handler for {ctx.method} returned {type(result).__name__}, not a dict")
-            response = jsonrpc.result_response(request_id, result)
+            outcome = self._on_request(ctx)
+            if not isinstance(outcome, dict):  # a result is always a JSON object
+                raise TypeError(f"the handler for {ctx.method} returned {type(outcome).__name__}, not a dict")
         except McpError as exc:
-            response = jsonrpc.error_response(ctx.request_id, exc)
+            outcome = exc
         except Exception:
             # Log the details here; never send internals to the peer.
             log.exception("handler for %s failed", ctx.method)
-            response = jsonrpc.error_response(ctx.request_id, InternalError(f"Internal error while handling {ctx.method}"))
-        self._finish(ctx, response)
+            outcome = InternalError(f"Internal error while handling {jsonrpc.printable(ctx.method)}")
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt...: still one answer per request
+            log.error("handler for %s raised %s", ctx.method, type(exc).__name__)
+            outcome = InternalError(f"Internal error: the handler for {jsonrpc.printable(ctx.method)} "
+                                    f"was stopped ({type(exc).__name__})")
+            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+                interrupted = exc  # Ctrl-C meant for the program: answer, then let it through
+        self._finish(ctx, outcome)
+        if interrupted is not None:
+            raise interrupted
 
-    def _finish(self, ctx: RequestContext, response: Message | None) -> None:
+    def _finish(self, ctx: RequestContext, outcome: dict[str, Any] | McpError | None) -> None:
         with self._lock:
             self._incoming.pop(ctx.request_id, None)  # type: ignore[arg-type]  # a request's id
             ctx._done = True  # PROG-15: no progress after this point
-        if response is not None and not ctx.cancelled.is_set():  # CAN-06
-            self._send_quietly(response)
+        if outcome is not None and not ctx.cancelled.is_set():  # CAN-06
+            self._answer(ctx.request_id, outcome, ctx.method)
 
     def _on_incoming_notification(self, msg: Message) -> None:
         method = msg["method"]

@@ -85,7 +85,7 @@ class _StreamTransport:
     def receive(self) -> bytes | None:
         return self.inbox.get()
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
             raise OSError("the event stream is closed")
         self.outbox.put(data)
@@ -381,7 +381,7 @@ class SseClientTransport:
             self._endpoint = endpoint
         self._endpoint_ready.set()
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, timeout: float | None = None) -> None:
         import requests
 
         if not self._endpoint_ready.wait(self.timeout):

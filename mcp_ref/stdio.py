@@ -29,11 +29,15 @@ for a server that should see only what you give it.
 from __future__ import annotations
 
 import collections
+import logging
 import os
+import select
 import signal
+import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING
 
@@ -42,7 +46,11 @@ from .jsonrpc import ConnectionClosed, InvalidRequest
 if TYPE_CHECKING:
     from .session import Session
 
+log = logging.getLogger("mcp_ref.stdio")
+
 MAX_LINE_BYTES = 32 * 1024 * 1024
+POLL_SLICE = 0.05  # seconds a blocked writer sleeps between checks that the transport is open
+CLOSE_WAIT = 1.0  # seconds close() waits for a writer to let go of the output
 READ_CHUNK = 64 * 1024
 _BOM = b"\xef\xbb\xbf"
 
@@ -113,15 +121,25 @@ class NewlineFramer:
 
 
 class StdioTransport:
-    """Messages over a pair of byte streams (a child's pipes, or our own stdin and stdout)."""
+    """Messages over a pair of byte streams (a child's pipes, or our own stdin and stdout).
+
+    Writing is bounded (see ``send``): on a pipe or socket the output is switched to
+    non-blocking mode and we wait for room with ``poll``, in short slices, until the caller's
+    deadline. A peer that stops reading therefore costs a caller at most its timeout, and
+    ``close()`` never waits for a stuck write. Other outputs (a terminal, a file, an in-memory
+    buffer) are written plainly: they do not stop reading.
+    """
 
     def __init__(self, reader: IO[bytes], writer: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES):
         self._reader = reader
         self._read = getattr(reader, "read1", reader.read)  # read1: whatever is there, no waiting for more
         self._writer = writer
+        self._fd = _pollable_fd(writer)  # None: write plainly
         self._write_lock = threading.Lock()  # one message at a time, whole
         self._framer = NewlineFramer(max_line_bytes)
         self._eof = False
+        self._closed = False
+        self._broken: str | None = None  # why the output is unusable (a message was cut short)
 
     def receive(self) -> bytes | None:
         while True:
@@ -136,21 +154,83 @@ class StdioTransport:
                 return self._framer.eof()
             self._framer.feed(chunk)
 
-    def send(self, data: bytes) -> None:
-        with self._write_lock:
-            self._writer.write(data)
-            self._writer.write(b"\n")
-            self._writer.flush()  # every message goes out at once
+    def send(self, data: bytes, timeout: float | None = None) -> None:
+        """Write ``data`` and a newline, whole, within ``timeout`` seconds (None: no limit).
+
+        ``TimeoutError`` if the peer did not make room in time and nothing was written;
+        ``OSError`` if the output is closed or broken. A message the peer stopped taking
+        halfway cannot be taken back: the output is then marked broken (the session closes).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self._write_lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
+            raise TimeoutError(f"another message has waited {timeout:g} s for the peer to read; it is not reading")
+        try:
+            if self._closed or self._broken:
+                raise OSError(self._broken or "the transport is closed")
+            if self._fd is None:
+                self._writer.write(data + b"\n")
+                self._writer.flush()  # every message goes out at once
+            else:
+                self._write_bounded(self._fd, data + b"\n", deadline)
+        finally:
+            self._write_lock.release()
+
+    def _write_bounded(self, fd: int, buffer: bytes, deadline: float | None) -> None:
+        view = memoryview(buffer)
+        written = 0
+        while written < len(buffer):
+            try:
+                written += os.write(fd, view[written:])  # non-blocking: takes what fits
+                continue
+            except BlockingIOError:
+                pass
+            if not self._wait_writable(fd, deadline):
+                if written == 0:
+                    raise TimeoutError("the peer is not reading: its input is full")
+                self._broken = "the peer stopped reading in the middle of a message"
+                raise OSError(self._broken)
+
+    def _wait_writable(self, fd: int, deadline: float | None) -> bool:
+        """Wait until ``fd`` has room; False when the deadline passes or the transport closes."""
+        poller = select.poll()  # poll, unlike select, works for any descriptor number
+        poller.register(fd, select.POLLOUT)
+        while not self._closed:
+            left = POLL_SLICE if deadline is None else min(POLL_SLICE, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            if poller.poll(left * 1000):
+                return True  # room, or an error the next write will report
+        return False
 
     def close(self) -> None:
-        with self._write_lock:
-            try:
-                self._writer.close()
-            except OSError:
-                pass
+        """Close the output. A writer waiting for the peer gives up within ``POLL_SLICE``."""
+        self._closed = True
+        if not self._write_lock.acquire(timeout=CLOSE_WAIT):
+            log.debug("closing stdio output while a write is still stuck; leaving it to the process's end")
+            return
+        try:
+            self._writer.close()
+        except OSError:
+            pass
+        finally:
+            self._write_lock.release()
 
     def describe_close(self) -> str:
         return "end of input"
+
+
+def _pollable_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` set non-blocking, if it is a pipe or socket; else None."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and friends have no descriptor
+        return None
+    if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    stream.flush()
+    os.set_blocking(fd, False)
+    return fd
 
 
 # --- the client side: spawning a server ---------------------------------------------------------
@@ -270,27 +350,25 @@ def _write_to_our_stderr(line: str) -> None:
 def serve(make_session: Callable[[StdioTransport], Session], *,
           stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
           max_line_bytes: int = MAX_LINE_BYTES) -> None:
-    """Serve one session on this process's stdin/stdout until stdin ends (LC-19).
+    """Serve one session on this process's stdin/stdout; return when it ends.
+
+    It ends when stdin reaches end of file (LC-19: the client closed it), or when the server
+    closes the session itself: the protocol output is closed, so the client sees end of stream,
+    and this function returns even though nobody closed stdin.
 
     TR-04: with the real stdout, the protocol gets a private duplicate of file descriptor 1, and
-    descriptor 1 itself is pointed at stderr for as long as we serve. A stray ``print()``, a
-    chatty library or a subprocess run by a tool then lands on stderr instead of corrupting the
-    message stream.
+    descriptor 1 itself is pointed at stderr for good. A stray ``print()``, a chatty library or a
+    subprocess run by a tool then lands on stderr instead of corrupting the message stream, and
+    when the protocol output is closed no other copy of it keeps the client waiting.
     """
-    saved_fd = None
     if stdout is None:
         sys.stdout.flush()
-        saved_fd = os.dup(1)
         stdout = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
     reader = stdin if stdin is not None else sys.stdin.buffer
+    session = make_session(StdioTransport(reader, stdout, max_line_bytes=max_line_bytes))
+    session.start()  # the reader thread; a read stuck on stdin cannot hold this function
     try:
-        session = make_session(StdioTransport(reader, stdout, max_line_bytes=max_line_bytes))
-        session.run()  # returns at end of input, after failing anything still pending
+        session.closed.wait()
     except KeyboardInterrupt:
-        pass
-    finally:
-        if saved_fd is not None:
-            sys.stdout.flush()
-            os.dup2(saved_fd, 1)
-            os.close(saved_fd)
+        session.close("interrupted")
