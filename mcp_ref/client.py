@@ -143,8 +143,9 @@ class Client:
         """Start reading and run the initialization phase; on any failure, close and raise."""
         self._session.start()
         try:
+            self._session.lifecycle.capabilities = self.capabilities()  # what we declare, kept for later checks
             result = self._session.request(
-                "initialize", lifecycle.initialize_params(self.client_info, self.capabilities())
+                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities)
             )
             lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
             self._session.notify("notifications/initialized")  # LC-08
@@ -158,8 +159,12 @@ class Client:
     def capabilities(self) -> dict[str, Any]:
         """The capabilities this client declares in ``initialize``: exactly what it was given."""
         capabilities: dict[str, Any] = {}
-        if self._roots is not None:
-            capabilities["roots"] = {"listChanged": True}  # ROOT-01
+        if isinstance(self._roots, list):  # ROOT-01; set_roots() sends list_changed (ROOT-02)
+            capabilities["roots"] = {"listChanged": True}
+        elif self._roots is not None:
+            # A callable's answer can change without this client knowing, so it cannot promise
+            # to say when: no listChanged. (set_roots() still replaces them, without notifying.)
+            capabilities["roots"] = {}
         if self.sampling_handler is not None:
             capabilities["sampling"] = {}  # SAMP-05
         return capabilities
@@ -169,7 +174,8 @@ class Client:
         if self._roots is None:
             raise ValueError("this client declared no roots capability; pass roots= when connecting")
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots
-        self.notify("notifications/roots/list_changed")
+        if self._session.lifecycle.capabilities.get("roots", {}).get("listChanged"):  # ROOT-02
+            self.notify("notifications/roots/list_changed")
 
     def close(self) -> None:
         """Close the connection (and shut a spawned server down: LC-16..18)."""

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Union
 
+from . import jsonrpc
 from .jsonrpc import InvalidParams, MethodNotFound
 from .tools import context_parameter_name
 
@@ -36,12 +37,18 @@ Completer = Union[Callable[..., Any], Sequence[str]]
 
 
 def completion_result(values: Sequence[str], total: int | None = None, has_more: bool | None = None) -> dict[str, Any]:
-    """The ``completion`` object, cut to 100 values with ``total`` and ``hasMore`` set to match."""
+    """The ``completion`` object, cut to 100 values (CMP-12) with ``total`` and ``hasMore`` kept
+    consistent with what is sent: ``total`` is never less than the values we had, and
+    ``hasMore`` is true whenever values were left out, whatever a completer claimed."""
     values = list(values)
-    completion: dict[str, Any] = {"values": values[:MAX_VALUES]}
-    completion["total"] = total if total is not None else len(values)
-    completion["hasMore"] = has_more if has_more is not None else len(values) > MAX_VALUES
-    return {"completion": completion}
+    sent = values[:MAX_VALUES]  # CMP-12
+    if not all(isinstance(value, str) for value in sent):
+        raise TypeError(f"a completer must return strings, got {[type(v).__name__ for v in sent]}")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
+        raise TypeError(f"a completer's total must be a non-negative integer, got {total!r}")
+    total = len(values) if total is None else max(total, len(values))
+    more = len(values) > len(sent) or total > len(sent) or bool(has_more)
+    return {"completion": {"values": sent, "total": total, "hasMore": more}}
 
 
 class CompletionRegistry:
@@ -64,21 +71,24 @@ class CompletionRegistry:
         """``completion/complete``. ``ref_exists(type, key)`` says whether the prompt/template exists."""
         if not self:
             raise MethodNotFound("Method not found: completion/complete (this server offers no completions)")
-        ref = params.get("ref")
-        argument = params.get("argument")
-        if not isinstance(ref, dict) or ref.get("type") not in REF_TYPES:
-            raise InvalidParams('Invalid params: "ref" must be {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}')
-        key = ref.get(REF_TYPES[ref["type"]])
-        if not isinstance(argument, dict) or not isinstance(argument.get("name"), str) \
-                or not isinstance(argument.get("value"), str):
-            raise InvalidParams('Invalid params: "argument" must be {"name": str, "value": str}')
-        if not isinstance(key, str) or not ref_exists(ref["type"], key):
-            raise InvalidParams(f"Invalid params: no {ref['type'][4:]} {key!r} on this server")
+        # CMP-04, CMP-08: every input checked, each bad field named.
+        ref = jsonrpc.param(params, "ref", "object")
+        ref_type = jsonrpc.param(ref, "type", "string", path="ref.")
+        if ref_type not in REF_TYPES:
+            raise InvalidParams(f'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", not '
+                                f'{jsonrpc.printable(ref_type)!r}', {"field": "ref.type"})
+        key = jsonrpc.param(ref, REF_TYPES[ref_type], "string", path="ref.")
+        argument = jsonrpc.param(params, "argument", "object")
+        name = jsonrpc.param(argument, "name", "string", path="argument.")
+        value = jsonrpc.param(argument, "value", "string", path="argument.")
+        if not ref_exists(ref_type, key):
+            raise InvalidParams(f"Invalid params: no {ref_type[4:]} {jsonrpc.printable(key)!r} on this server",
+                                {"field": f"ref.{REF_TYPES[ref_type]}"})
         with self._lock:
-            completer = self._completers.get((ref["type"], key, argument["name"]))
+            completer = self._completers.get((ref_type, key, name))
         if completer is None:
             return completion_result([])  # CMP-07: nothing to suggest is a valid answer
-        return self._run(completer, ctx, argument["value"])
+        return self._run(completer, ctx, value)
 
     @staticmethod
     def _run(completer: Completer, ctx: Any, value: str) -> dict[str, Any]:

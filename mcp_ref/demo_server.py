@@ -154,10 +154,13 @@ SOURCE_ROOT = Path(__file__).resolve().parent  # the mcp_ref package: read it th
 @server.resource_template("demo://source/{+path}", name="source", mime_type="text/x-python")
 def source(path: str) -> str:
     """A file of mcp_ref's own source, e.g. demo://source/session.py. Nothing outside it."""
-    file = (SOURCE_ROOT / path).resolve()
-    if not file.is_relative_to(SOURCE_ROOT) or file.suffix != ".py" or not file.is_file():  # RES-08
-        raise ResourceNotFound(f"Resource not found: no source file {path!r}", {"uri": f"demo://source/{path}"})
-    return file.read_text(encoding="utf-8")
+    try:
+        file = (SOURCE_ROOT / path).resolve()
+        if file.is_relative_to(SOURCE_ROOT) and file.suffix == ".py" and file.is_file():  # RES-08
+            return file.read_text(encoding="utf-8")
+    except (OSError, ValueError):  # a name too long for the file system, say: no such file either
+        pass
+    raise ResourceNotFound(f"Resource not found: no source file {path!r}", {"uri": f"demo://source/{path}"})
 
 
 server.add_completion("ref/resource", "demo://source/{+path}", "path",

@@ -35,7 +35,7 @@ import enum
 import logging
 from typing import Any
 
-from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound
+from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound, param
 
 log = logging.getLogger("mcp_ref.lifecycle")
 
@@ -97,15 +97,11 @@ def negotiate_version(requested: str) -> str:
 
 def accept_initialize(state: LifecycleState, params: dict[str, Any]) -> str:
     """Check an ``initialize`` request, record what the client said, return the version to use."""
-    requested = params.get("protocolVersion")
-    if not isinstance(requested, str):  # LC-04, LC-11
-        raise InvalidParams('Invalid params: initialize needs "protocolVersion" (a string such as "2024-11-05")')
-    capabilities = params.get("capabilities")
-    if not isinstance(capabilities, dict):  # LC-05
-        raise InvalidParams('Invalid params: initialize needs "capabilities" (an object, possibly empty)')
-    client_info = params.get("clientInfo")
-    if not isinstance(client_info, dict) or not isinstance(client_info.get("name"), str):  # LC-06
-        raise InvalidParams('Invalid params: initialize needs "clientInfo" with "name" and "version"')
+    requested = param(params, "protocolVersion", "string")  # LC-04, LC-11: e.g. "2024-11-05"
+    capabilities = param(params, "capabilities", "object")  # LC-05: possibly empty
+    client_info = param(params, "clientInfo", "object")  # LC-06
+    param(client_info, "name", "string", path="clientInfo.")
+    param(client_info, "version", "string", required=False, path="clientInfo.")  # lenient: old clients omit it
     state.protocol_version = negotiate_version(requested)  # VER-01: one version per session
     state.peer_capabilities = capabilities
     state.peer_info = client_info

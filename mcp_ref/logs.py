@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from . import jsonrpc
 from .jsonrpc import InvalidParams
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -36,17 +37,23 @@ STATE_KEY = "log_level"  # where a session keeps the client's chosen level
 
 def set_level(session: Any, params: dict[str, Any]) -> dict[str, Any]:
     """``logging/setLevel``: remember the minimum level for this session."""
-    level = params.get("level")
+    level = jsonrpc.param(params, "level", "string")
     if level not in SEVERITY:  # LOG-03
-        raise InvalidParams(f"Invalid params: unknown log level {level!r}; use one of {', '.join(LEVELS)}")
+        raise InvalidParams(f"Invalid params: unknown log level {jsonrpc.printable(level)!r}; use one of "
+                            f"{', '.join(LEVELS)}", {"field": "level"})
     session.state[STATE_KEY] = level
     return {}
 
 
 def send_log(session: Any, level: str, data: Any, logger: str | None = None) -> bool:
-    """Send ``notifications/message`` if ``level`` passes the session's threshold. True if sent."""
+    """Send ``notifications/message`` if ``level`` passes the session's threshold. True if sent.
+
+    Nothing is sent on a session where this server did not declare ``logging`` (LOG-01), nor
+    before that session's ``initialize`` was answered (the capabilities are not known yet)."""
     if level not in SEVERITY:
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
+    if "logging" not in session.lifecycle.capabilities:  # LOG-01: never for an undeclared capability
+        return False
     threshold = session.state.get(STATE_KEY)
     if threshold is not None and SEVERITY[level] < SEVERITY[threshold]:  # LOG-20
         return False

@@ -14,19 +14,26 @@ In short:
 4. A server should keep cursors stable and answer an invalid one with -32602 (PAG-02, PAG-03,
    PAG-09).
 
-Our cursor is base64url of ``[index, key]``: the position after the last item sent and that
-item's key (tool name, URI...). If the list changed since, the key finds the place again, so
-items are neither skipped nor repeated because of an insertion or removal elsewhere (PAG-02).
+Our cursor is ``<base64url of [list, index, key]>.<signature>``: which list it pages (so a
+``tools/list`` cursor is refused by ``prompts/list``), the position after the last item sent,
+and that item's key (tool name, URI...). If the list changed since, the key finds the place
+again, so items are neither skipped nor repeated because of an insertion or removal elsewhere
+(PAG-02). The signature is an HMAC with a key this process draws at random when it starts:
+a cursor we did not mint, or one that was altered, is refused with -32602 (PAG-09) instead of
+being guessed at; so is a cursor from before a restart, which PAG-08 tells clients not to keep.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
+import hashlib
+import hmac
 import json
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from . import jsonrpc
 from .jsonrpc import InvalidParams, McpError
 
 T = TypeVar("T")
@@ -35,28 +42,41 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGES = 10_000  # a client-side guard against a server that never stops paging
 
 
-def _encode_cursor(index: int, key: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([index, key]).encode()).decode("ascii")
+_CURSOR_KEY = secrets.token_bytes(32)  # per process: cursors do not outlive it (PAG-08)
 
 
-def _decode_cursor(cursor: Any) -> tuple[int, str]:
-    try:
-        index, key = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
-        if isinstance(index, int) and index >= 0 and isinstance(key, str):
+def _signature(payload: str) -> str:
+    return hmac.new(_CURSOR_KEY, payload.encode("ascii"), hashlib.sha256).hexdigest()[:24]
+
+
+def _encode_cursor(field: str, index: int, key: str) -> str:
+    payload = base64.urlsafe_b64encode(json.dumps([field, index, key]).encode()).decode("ascii")
+    return f"{payload}.{_signature(payload)}"
+
+
+def _decode_cursor(field: str, cursor: str) -> tuple[int, str]:
+    """The (index, key) in a cursor this process minted for the list ``field``; else -32602."""
+    payload, _, signature = cursor.partition(".")
+    if payload.isascii() and signature.isascii() and hmac.compare_digest(signature, _signature(payload)):
+        minted_for, index, key = json.loads(base64.urlsafe_b64decode(payload))
+        if minted_for == field:
             return index, key
-    except (AttributeError, ValueError, TypeError, UnicodeError, binascii.Error):
-        pass
-    raise InvalidParams(f"Invalid params: cursor {cursor!r} is not one this server issued")  # PAG-09
+        problem = f"it pages {minted_for}, not {field}"
+    else:
+        problem = "it is not one this server issued (or it was altered, or the server restarted)"
+    raise InvalidParams(f'Invalid params: "cursor" {jsonrpc.printable(cursor[:80])!r}: {problem}',  # PAG-09
+                        {"field": "cursor"})
 
 
 def paginate(
-    items: Sequence[T], key: Callable[[T], str], params: dict[str, Any], page_size: int | None
+    items: Sequence[T], key: Callable[[T], str], field: str, params: dict[str, Any], page_size: int | None
 ) -> tuple[list[T], str | None]:
-    """One page of ``items`` for a list request's ``params``, and the cursor of the next page."""
+    """One page of ``items`` of the list ``field`` for a list request's ``params``, and the
+    cursor of the next page."""
     start = 0
-    cursor = params.get("cursor")
-    if cursor is not None:
-        index, last_key = _decode_cursor(cursor)
+    cursor = jsonrpc.param(params, "cursor", "string", required=False)
+    if cursor is not None:  # PAG-10: resume after the cursor
+        index, last_key = _decode_cursor(field, cursor)
         if 0 < index <= len(items) and key(items[index - 1]) == last_key:
             start = index
         else:  # the list changed: resume after the same item if it is still there
@@ -66,7 +86,7 @@ def paginate(
         return list(items[start:]), None
     page = list(items[start:start + page_size])
     end = start + len(page)
-    next_cursor = _encode_cursor(end, key(page[-1])) if page and end < len(items) else None
+    next_cursor = _encode_cursor(field, end, key(page[-1])) if page and end < len(items) else None
     return page, next_cursor
 
 
@@ -74,7 +94,7 @@ def list_result(items: Sequence[Any], key: Callable[[Any], str], field: str, par
                 page_size: int | None) -> dict[str, Any]:
     """Server side: the result of a list method, ``{field: [...], "nextCursor"?: ...}``, for one
     page of ``items`` (each with a ``to_wire()``)."""
-    page, next_cursor = paginate(items, key, params, page_size)
+    page, next_cursor = paginate(items, key, field, params, page_size)
     result: dict[str, Any] = {field: [item.to_wire() for item in page]}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor  # PAG-11: there may be more

@@ -30,7 +30,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from . import content, pagination
+from . import content, jsonrpc, pagination
 from .jsonrpc import InvalidParams, ResourceNotFound
 from .tools import context_parameter_name
 
@@ -190,8 +190,20 @@ class ResourceRegistry:
                 sessions.discard(session)
 
 
+MAX_URI_LENGTH = 8192  # characters; longer URIs are refused before any handler sees them
+
+
 def _uri_param(params: dict[str, Any]) -> str:
-    uri = params.get("uri")
-    if not isinstance(uri, str) or not uri:
-        raise InvalidParams('Invalid params: "uri" must be a non-empty string')
+    """The request's ``uri``: a non-empty string of at most ``MAX_URI_LENGTH`` characters with no
+    NUL (raw or as ``%00``), which no file name or resource key can hold; else -32602."""
+    uri = jsonrpc.param(params, "uri", "string")
+    problem = None
+    if not uri:
+        problem = "is empty"
+    elif len(uri) > MAX_URI_LENGTH:
+        problem = f"is longer than {MAX_URI_LENGTH} characters"
+    elif "\0" in urllib.parse.unquote(uri):
+        problem = "holds a NUL character"
+    if problem:
+        raise InvalidParams(f'Invalid params: "uri" {problem}', {"field": "uri"})
     return uri

@@ -37,8 +37,10 @@ def check_roots(roots: list[dict[str, Any]]) -> list[dict[str, Any]]:
         uri = root.get("uri") if isinstance(root, dict) else None
         if not isinstance(uri, str) or not uri.startswith("file://"):
             raise ValueError(f"a root must be a dict with a file:// uri, got {root!r}")
-        if ".." in urllib.parse.urlparse(uri).path.split("/"):
-            raise ValueError(f"a root uri must not contain '..' segments: {uri!r}")
+        # ROOT-07: decode before looking, so %2e%2e (or %2E.) is caught as the ".." it means, and
+        # an encoded slash cannot hide one inside a segment.
+        if ".." in urllib.parse.unquote(urllib.parse.urlparse(uri).path).split("/"):
+            raise ValueError(f"a root uri must not contain '..' segments (plain or percent-encoded): {uri!r}")
         if "name" in root and not isinstance(root["name"], str):
             raise ValueError(f"a root's name must be a string, got {root!r}")
         checked.append(dict(root))

@@ -63,3 +63,25 @@ def test_server_without_completions_answers_32601(memory_client: Callable[..., C
     client = memory_client(server)
     with pytest.raises(MethodNotFound):
         client.complete({"type": "ref/prompt", "name": "p"}, {"name": "a", "value": ""})
+
+
+@pytest.mark.parametrize("claimed, expected", [
+    # (what the completer returned) -> (what goes on the wire): total never below what we had,
+    # hasMore true whenever something was left out.
+    ({"values": ["a"] * 150, "total": 10, "hasMore": False}, (100, 150, True)),
+    ({"values": ["a"] * 150}, (100, 150, True)),
+    ({"values": ["a"] * 100}, (100, 100, False)),
+    ({"values": ["a"] * 5, "total": 3}, (5, 5, False)),
+    ({"values": ["a"] * 5, "total": 9}, (5, 9, True)),
+    ({"values": ["a"] * 5, "total": 5, "hasMore": True}, (5, 5, True)),
+    ({"values": []}, (0, 0, False)),
+])
+def test_total_and_has_more_stay_consistent_with_the_values_sent(
+        memory_client: Callable[..., Client], claimed: dict[str, Any], expected: tuple[int, int, bool]) -> None:
+    server = Server("claims")
+    server.prompt(name="p")(lambda a: a)
+    server.add_completion("ref/prompt", "p", "a", lambda value: claimed)
+    completion = memory_client(server).complete({"type": "ref/prompt", "name": "p"}, {"name": "a", "value": ""})
+    values, total, has_more = expected
+    assert (len(completion["completion"]["values"]), completion["completion"]["total"],
+            completion["completion"]["hasMore"]) == (values, total, has_more)

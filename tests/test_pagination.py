@@ -46,15 +46,58 @@ def test_raw_pages_and_invalid_cursors(memory_client: Callable[..., Client], tap
         client.request("tools/list", {"cursor": 5})
 
 
+LIST_METHODS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+                "resources/templates/list": "resourceTemplates"}
+
+
+@pytest.mark.parametrize("minted_by", sorted(LIST_METHODS))
+def test_a_cursor_only_pages_the_list_that_minted_it(memory_client: Callable[..., Client], tap: Any,
+                                                      minted_by: str) -> None:
+    """PAG-09: a cursor of one list sent to another is refused, not answered with a wrong page."""
+    client = memory_client(paged_server())
+    cursor = client.request(minted_by)["nextCursor"]
+    assert client.request(minted_by, {"cursor": cursor})[LIST_METHODS[minted_by]]  # its own list takes it
+    for other in sorted(set(LIST_METHODS) - {minted_by}):
+        with pytest.raises(InvalidParams, match=f"pages {LIST_METHODS[minted_by]}") as info:
+            client.request(other, {"cursor": cursor})
+        assert info.value.data == {"field": "cursor"}
+
+
+def test_forged_and_altered_cursors_are_invalid_params(memory_client: Callable[..., Client], tap: Any) -> None:
+    """PAG-09: the cursor is signed; anything we did not mint is -32602, never a guessed page."""
+    import base64
+    import json
+
+    client = memory_client(paged_server())
+    real = client.request("tools/list")["nextCursor"]
+    payload, _, signature = real.partition(".")
+    forged_payload = base64.urlsafe_b64encode(json.dumps(["tools", 4, "tool3"]).encode()).decode()
+    flipped = signature[:-1] + ("0" if signature[-1] != "0" else "1")
+    for forged in (forged_payload, f"{forged_payload}.{signature}", f"{payload}.{flipped}", f"{payload}.",
+                   "." + signature, real + "x", "\u00e9." + signature):
+        with pytest.raises(InvalidParams):
+            client.request("tools/list", {"cursor": forged})
+
+
+@pytest.mark.parametrize("bad", [5, 1.5, True, [], ["a"], {}, {"a": [1, {"b": None}]}])
+def test_a_cursor_that_is_not_a_string_is_invalid_params_naming_it(memory_client: Callable[..., Client], tap: Any,
+                                                                   bad: Any) -> None:
+    client = memory_client(paged_server())
+    for method in LIST_METHODS:
+        with tap.deliberately_invalid(), pytest.raises(InvalidParams, match='"cursor" must be a string') as info:
+            client.request(method, {"cursor": bad})
+        assert info.value.data == {"field": "cursor"}
+
+
 def test_cursors_are_stable_when_the_list_changes() -> None:
     items = ["a", "b", "c", "d", "e"]
-    page, cursor = paginate(items, str, {}, 2)
+    page, cursor = paginate(items, str, "items", {}, 2)
     assert page == ["a", "b"] and cursor is not None
     items.remove("a")  # an earlier item vanished: the next page still starts after "b"
-    page, cursor = paginate(items, str, {"cursor": cursor}, 2)
+    page, cursor = paginate(items, str, "items", {"cursor": cursor}, 2)
     assert page == ["c", "d"]
     items.insert(0, "z")
-    page, cursor = paginate(items, str, {"cursor": cursor}, 2)
+    page, cursor = paginate(items, str, "items", {"cursor": cursor}, 2)
     assert page == ["e"] and cursor is None  # PAG-02
 
 
