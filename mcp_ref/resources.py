@@ -196,7 +196,7 @@ MAX_URI_LENGTH = 8192  # characters; longer URIs are refused before any handler 
 def _uri_param(params: dict[str, Any]) -> str:
     """The request's ``uri``: a non-empty string of at most ``MAX_URI_LENGTH`` characters with no
     NUL (raw or as ``%00``), which no file name or resource key can hold; else -32602."""
-    uri = jsonrpc.param(params, "uri", "string")
+    uri: str = jsonrpc.param(params, "uri", "string")
     problem = None
     if not uri:
         problem = "is empty"

@@ -84,8 +84,9 @@ class Transport(Protocol):
     from (the session answers it and keeps reading), or ``OSError`` when the channel broke.
     ``send(data, timeout)`` writes one message whole, within ``timeout`` seconds; it is called
     from many threads and must not interleave messages. When the peer does not take the message
-    in time it raises ``TimeoutError``; when the channel broke (or a message had to be cut
-    short, which breaks it) it raises ``OSError``, and the session closes.
+    in time it raises ``TimeoutError`` (if it had to cut a message short, the channel is broken
+    from then on); when the channel is closed or broken it raises ``OSError``, and the session
+    closes.
     ``close()`` releases the channel and must return promptly whatever the peer does (it must
     not wait for a send that is stuck); ``describe_close()`` says why the stream ended, for
     error messages (e.g. "server process exited with code 1").

@@ -157,11 +157,14 @@ class StdioTransport:
     def send(self, data: bytes, timeout: float | None = None) -> None:
         """Write ``data`` and a newline, whole, within ``timeout`` seconds (None: no limit).
 
-        ``TimeoutError`` if the peer did not make room in time and nothing was written;
-        ``OSError`` if the output is closed or broken. A message the peer stopped taking
-        halfway cannot be taken back: the output is then marked broken (the session closes).
+        ``TimeoutError`` if the peer did not take the message in time; ``OSError`` if the
+        output is closed or broken. A message the peer stopped taking halfway cannot be taken
+        back: the output is then marked broken, and every later send raises ``OSError`` (the
+        session then closes, saying why).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        if self._closed or self._broken:  # say so at once, without queueing for the lock
+            raise OSError(self._broken or "the transport is closed")
         if not self._write_lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
             raise TimeoutError(f"another message has waited {timeout:g} s for the peer to read; it is not reading")
         try:
@@ -185,10 +188,9 @@ class StdioTransport:
             except BlockingIOError:
                 pass
             if not self._wait_writable(fd, deadline):
-                if written == 0:
-                    raise TimeoutError("the peer is not reading: its input is full")
-                self._broken = "the peer stopped reading in the middle of a message"
-                raise OSError(self._broken)
+                if written:
+                    self._broken = "the peer stopped reading in the middle of a message"
+                raise TimeoutError("the peer is not reading: its input is full")
 
     def _wait_writable(self, fd: int, deadline: float | None) -> bool:
         """Wait until ``fd`` has room; False when the deadline passes or the transport closes."""
@@ -365,7 +367,9 @@ def serve(make_session: Callable[[StdioTransport], Session], *,
         sys.stdout.flush()
         stdout = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
-    reader = stdin if stdin is not None else sys.stdin.buffer
+    # Unbuffered: a read may still be waiting on stdin when we return (the server ended the
+    # session), and a buffered reader's lock held by that thread would abort interpreter exit.
+    reader = stdin if stdin is not None else open(os.dup(0), "rb", buffering=0)  # noqa: SIM115 - the session owns it
     session = make_session(StdioTransport(reader, stdout, max_line_bytes=max_line_bytes))
     session.start()  # the reader thread; a read stuck on stdin cannot hold this function
     try:

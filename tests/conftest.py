@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
 import threading
@@ -22,6 +24,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_SERVER = str(ROOT / "tests" / "servers.py") + ":server"
 
 
+def _no_constants(name: str) -> Any:
+    raise AssertionError(f"{name} is not JSON: a peer would reject this line")
+
+
+def strict_json(data: str | bytes) -> Any:
+    """Parse one message the way a strict peer does: no NaN, Infinity or -Infinity."""
+    return json.loads(data, parse_constant=_no_constants)
+
+
 def server_command(target: str | None = None) -> list[str]:
     """The command that serves ``target`` (default: the bundled demo server) over stdio."""
     command = [sys.executable, "-m", "mcp_ref", "serve"]
@@ -31,20 +42,38 @@ def server_command(target: str | None = None) -> list[str]:
 class RawServer:
     """A server subprocess spoken to with raw lines, to send what a well-behaved client never would."""
 
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(server_command(TEST_SERVER), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, target: str = TEST_SERVER) -> None:
+        self.proc = subprocess.Popen(server_command(target), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      cwd=ROOT)
+        self._buffer = bytearray()
 
     def send(self, line: bytes) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(line + b"\n")
         self.proc.stdin.flush()
 
-    def receive(self) -> Any:
+    def read_line(self, timeout: float = 10.0) -> bytes:
+        """The next line the server wrote (b"" at end of stream), waiting at most ``timeout``."""
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no message from the server within {timeout} s"
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                line, self._buffer = bytes(self._buffer), bytearray()
+                return line
+            self._buffer += chunk
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        return line + b"\n"
+
+    def receive(self, timeout: float = 10.0) -> Any:
+        """The next message the server wrote, parsed as *strict* JSON (NaN/Infinity fail the test)."""
+        line = self.read_line(timeout)
         assert line, "server closed its stdout"
-        return json.loads(line)
+        return strict_json(line)
 
     def call(self, msg: dict[str, Any]) -> Any:
         self.send(json.dumps(msg).encode())

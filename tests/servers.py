@@ -77,7 +77,42 @@ def die(ctx: RequestContext) -> dict[str, Any]:
     os._exit(3)
 
 
+class Stop(BaseException):
+    """A BaseException of the user's own, which no ``except Exception`` catches."""
+
+
+RETURNS: dict[str, Any] = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf"), "object": object(),
+                           "bytes": b"\x00", "deep": None}
+RAISES: dict[str, type[BaseException]] = {"SystemExit": SystemExit, "KeyboardInterrupt": KeyboardInterrupt,
+                                          "GeneratorExit": GeneratorExit, "Stop": Stop}
+
+
+def returns(ctx: RequestContext) -> dict[str, Any]:
+    """A result holding something that is not strict JSON: ``{"value": RETURNS[kind]}``."""
+    kind = ctx.params.get("kind", "nan")
+    if kind == "deep":
+        value: Any = []
+        for _ in range(100_000):
+            value = [value]
+        return {"value": value}
+    return {"value": RETURNS[kind]}
+
+
+def raises(ctx: RequestContext) -> dict[str, Any]:
+    """A handler that raises a BaseException that is not an Exception."""
+    raise RAISES[ctx.params.get("kind", "SystemExit")]()
+
+
+def close_session(ctx: RequestContext) -> dict[str, Any]:
+    """The server ends the session itself (LC-19), after answering from another thread."""
+    threading.Timer(0.05, ctx.session.close, args=("the test server hung up",)).start()
+    return {"closing": True}
+
+
 server.request_handlers.update({
+    "test/returns": returns,
+    "test/raises": raises,
+    "test/close_session": close_session,
     "test/sleep": sleep,
     "test/cancelled": get_cancelled,
     "test/echo": echo,
