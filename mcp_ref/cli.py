@@ -8,8 +8,9 @@ Not a spec section; a thin shell over Client and Server.
         current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
         (default ``server``) is a Server or a no-argument function returning one.
     mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
-                    [--sampling-reply TEXT] [--root URI ...]
-        connect, initialize, send one request, print its result; progress shows on stderr.
+                    [--sampling-reply TEXT] [--root URI ...] [--no-progress]
+        connect, initialize, send one request, print its result. It asks for progress (a
+        ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
     mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
@@ -95,7 +96,7 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
     options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
-    if args.host not in LOCAL_HOSTS and not args.allow_host:  # TR-08: wide binding, narrow Host check
+    if args.host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
         print(f"mcp-ref: listening on {args.host}, but only requests whose Host header names localhost are "
               "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host '*'",
               file=sys.stderr)
@@ -204,8 +205,8 @@ def cmd_request(args: argparse.Namespace) -> int:
         return 2
     progress = ProgressDisplay(sys.stderr)
     with client:
-        try:
-            result = client.request(args.method, params, on_progress=progress)
+        try:  # on_progress puts a progressToken in the params' _meta (PROG-01)
+            result = client.request(args.method, params, on_progress=None if args.no_progress else progress)
         except (ConnectionClosed, RequestTimeout) as exc:
             return _fail(str(exc))
         except McpError as exc:
@@ -310,6 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="answer sampling/createMessage with this text (without it: an error)")
     request.add_argument("--root", action="append", metavar="URI", default=[],
                          help="a file:// root to offer the server (repeatable)")
+    request.add_argument("--no-progress", action="store_true",
+                         help="do not ask for progress notifications: send PARAMS_JSON exactly as given")
     request.set_defaults(func=cmd_request)
 
     inspect = sub.add_parser("inspect", help="one screen about a server: info, capabilities, tools, resources, prompts")

@@ -62,7 +62,9 @@ def render(info: dict[str, Any], width: int | None = None) -> str:
     lines = [f"{server.get('name', '?')} {server.get('version', '')}  (MCP {info.get('protocolVersion')})"]
     if info.get("instructions"):
         lines += textwrap.wrap(str(info["instructions"]), width - 2, initial_indent="  ", subsequent_indent="  ")
-    lines += ["", "capabilities: " + (describe_capabilities(info.get("capabilities") or {}) or "none")]
+    lines.append("")
+    lines += textwrap.wrap("capabilities: " + (describe_capabilities(info.get("capabilities") or {}) or "none"),
+                           width, subsequent_indent="  ")
     sections: list[tuple[str, str, Callable[[dict[str, Any]], list[str]]]] = [
         ("tools", "tools", lambda t: [tool_signature(t), _first_line(t.get("description"))]),
         ("resources", "resources", lambda r: [str(r.get("uri")), *_about(r)]),

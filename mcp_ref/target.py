@@ -91,16 +91,28 @@ def _call_factory(target: str, factory: object) -> object:
     if required:
         raise TargetError(f"{target} is a function that needs arguments ({', '.join(required)}); "
                           "name a Server, or a function with no arguments that returns one")
+    returns = inspect.signature(factory).return_annotation
+    if not _may_be_server(returns):  # annotated otherwise: do not run someone's tool or main()
+        raise TargetError(f"{target} is a function returning {getattr(returns, '__name__', returns)}, "
+                          "not a factory of an mcp_ref Server")
     result = factory()
     if not isinstance(result, Server):
         raise TargetError(f"{target} is a function that returned {_describe(result)}, not an mcp_ref Server")
     return result
 
 
+def _may_be_server(annotation: object) -> bool:
+    if annotation is inspect.Signature.empty:
+        return True
+    if isinstance(annotation, str):  # from __future__ import annotations
+        return annotation.rsplit(".", 1)[-1] == "Server"
+    return inspect.isclass(annotation) and issubclass(annotation, Server)
+
+
 def _describe(obj: object) -> str:
     if inspect.isclass(obj):
         return f"the class {obj.__name__}"
-    return f"a {type(obj).__name__}"
+    return f"an object of type {type(obj).__name__}"
 
 
 def user_traceback(exc: BaseException) -> str:
