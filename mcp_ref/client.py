@@ -206,7 +206,7 @@ class Client:
         # Shut down on a thread of its own: a finalizer may run on any thread, even one that
         # holds this session's lock, and closing takes that lock. The thread is not a daemon,
         # so the program waits for the server to be shut down before it exits.
-        closer = threading.Thread(target=session.close, args=("the Client was garbage-collected without close()",),
+        closer = threading.Thread(target=session.close, args=("the Client was garbage-collected without close()",),  # LC-16
                                   name="mcp_ref-client-close")
         try:
             closer.start()
@@ -358,7 +358,7 @@ def _close_clients_left_open() -> None:
     The warnings come after all are closed: with ``-W error`` the first would stop the rest."""
     left_open = [client for client in list(_open_clients) if not client.session.is_closed]
     for client in left_open:
-        client.close()
+        client.close()  # LC-16..18: the spawned server is shut down
     for client in left_open:
         warnings.warn(f"{client!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
                       stacklevel=1)
