@@ -78,7 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except TargetError as exc:
         return _fail(str(exc))
     except Exception as exc:  # the user's module failed: their traceback is what they need
-        print(f"mcp-ref: importing {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
+        print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
     if args.transport == "stdio":
@@ -159,7 +159,12 @@ class ProgressDisplay:
         self._drawn = False
 
     def __call__(self, params: dict[str, Any]) -> None:
-        progress, total = params.get("progress"), params.get("total")
+        try:
+            self._show(params.get("progress"), params.get("total"))
+        except (ArithmeticError, ValueError):  # absurd numbers from the server: show nothing
+            pass
+
+    def _show(self, progress: Any, total: Any) -> None:
         count = _number(progress) + (f"/{_number(total)}" if total is not None else "")
         if not self.on_terminal:
             self.stream.write(f"progress {count}\n")

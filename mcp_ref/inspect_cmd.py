@@ -58,10 +58,11 @@ def gather(client: Client) -> dict[str, Any]:
 def render(info: dict[str, Any], width: int | None = None) -> str:
     """The screen ``inspect`` prints."""
     width = width or shutil.get_terminal_size((100, 24)).columns
-    server = info.get("serverInfo") or {}
-    lines = [f"{server.get('name', '?')} {server.get('version', '')}  (MCP {info.get('protocolVersion')})"]
+    server = info.get("serverInfo")
+    server = server if isinstance(server, dict) else {}
+    lines = [_printable(f"{server.get('name', '?')} {server.get('version', '')}  (MCP {info.get('protocolVersion')})")]
     if info.get("instructions"):
-        lines += textwrap.wrap(str(info["instructions"]), width - 2, initial_indent="  ", subsequent_indent="  ")
+        lines += textwrap.wrap(_printable(str(info["instructions"])), width - 2, initial_indent="  ", subsequent_indent="  ")
     lines.append("")
     lines += textwrap.wrap("capabilities: " + (describe_capabilities(info.get("capabilities") or {}) or "none"),
                            width, subsequent_indent="  ")
@@ -76,7 +77,7 @@ def render(info: dict[str, Any], width: int | None = None) -> str:
         if field in errors:
             lines += ["", f"{title}: the server answered error {errors[field].get('code')}: {errors[field].get('message')}"]
         elif field in info:
-            items = info[field]
+            items = [item for item in info[field] if isinstance(item, dict)]
             lines += ["", f"{title} ({len(items)})"]
             lines += _table([row(item) for item in items], width)
     return "\n".join(lines)
@@ -101,7 +102,8 @@ def tool_signature(tool: dict[str, Any]) -> str:
     properties = properties if isinstance(properties, dict) else {}
     required = schema.get("required")
     required = required if isinstance(required, list) else []
-    names = [name for name in required if name in properties] + [name for name in properties if name not in required]
+    required = [name for name in required if isinstance(name, str) and name in properties]
+    names = required + [name for name in properties if name not in required]
     parts = []
     for name in names:
         prop = properties[name]
@@ -155,6 +157,7 @@ def _table(rows: list[list[str]], width: int) -> list[str]:
     one free; each line is cut to ``width`` so the whole fits on a screen."""
     if not rows:
         return []
+    rows = [[_printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     widths[0] = min(widths[0], width // 2)
     lines = []
@@ -163,3 +166,9 @@ def _table(rows: list[list[str]], width: int) -> list[str]:
         line = ("  " + "  ".join(cells)).rstrip()
         lines.append(line if len(line) <= width else line[: width - 3] + "...")
     return lines
+
+
+def _printable(text: str) -> str:
+    """A server's text with control characters (escape sequences, carriage returns) shown as
+    ``?``: a hostile server must not be able to rewrite the user's terminal."""
+    return "".join("?" if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text.replace("\t", " "))

@@ -26,7 +26,7 @@ import requests
 
 import mcp_ref
 from mcp_ref import Client, stdio
-from mcp_ref.inspect_cmd import prompt_signature, tool_signature
+from mcp_ref.inspect_cmd import prompt_signature, render, tool_signature
 
 from .conftest import ROOT, TEST_SERVER, SseServerProcess, Waiters, server_command
 from .test_cli import MCP_REF, SERVE
@@ -294,7 +294,7 @@ def test_serve_shows_the_users_traceback_when_their_module_fails(project: Path, 
     proc = run_cli("serve", target, cwd=project, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
-    assert lines[0] == f"mcp-ref: importing {target} failed:" and lines[1] == "Traceback (most recent call last):"
+    assert lines[0] == f"mcp-ref: loading {target} failed:" and lines[1] == "Traceback (most recent call last):"
     assert lines[-1] == error
     files = [line.split('"')[1] for line in lines if line.lstrip().startswith('File "')]
     assert files and all(file.startswith(str(project)) for file in files), files  # only the user's frames
@@ -407,6 +407,16 @@ def test_argument_signatures() -> None:
     assert tool_signature({"name": "bare"}) == "bare()"  # a hostile server's tool without a schema
     prompt = {"name": "p", "arguments": [{"name": "a", "required": True}, {"name": "b"}]}
     assert prompt_signature(prompt) == "p(a, b?)"
+
+
+def test_inspect_shows_a_hostile_servers_lists_without_crashing_or_escaping() -> None:
+    info = {"serverInfo": "not an object", "protocolVersion": "2024-11-05", "capabilities": {"tools": []},
+            "instructions": "\x1b[2Jcleared?", "tools": [
+                "not a tool", {"name": "t\x1b[31m", "inputSchema": {"required": [["x"], "a"], "properties": {"a": 1}},
+                               "description": "line one\rsneaky\nline two"}]}
+    screen = render(info, width=80)
+    assert "\x1b" not in screen and "\r" not in screen
+    assert "tools (1)" in screen and "t?[31m(a: any)  line one?sneaky" in screen
 
 
 # --- request: progress on stderr -------------------------------------------------------------------
