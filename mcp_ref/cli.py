@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
 from . import stdio
-from .client import Client, print_trace
+from .client import Client
 from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
 from .server import Server
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
@@ -121,7 +121,7 @@ def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
     """Connect as ``--stdio``/``--sse`` say; on failure say why on stderr and return None."""
-    options.update(timeout=args.timeout, trace=print_trace if args.trace else None)
+    options.update(timeout=args.timeout, trace=args.trace)
     target = args.stdio or args.sse
     try:
         if args.stdio:
