@@ -1,67 +1,60 @@
-"""The ``mcp-ref`` command: serve a server, send one request, or run the demo tour.
+"""The ``mcp-ref`` command: serve a server, talk to one, describe one, register one, or the demo.
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET] [--transport sse --host H --port P]
-                                                serve TARGET (module:attribute) over stdio or SSE
+    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL]
+                  [--trace-file PATH]
+        serve TARGET over stdio (or HTTP with SSE). TARGET is module:attribute (found from the
+        current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
+        (default ``server``) is a Server or a no-argument function returning one.
     mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
-                    [--sampling-reply TEXT] [--root URI ...]
-    mcp-ref demo                                a scripted tour of the demo server, on the wire
+                    [--sampling-reply TEXT] [--root URI ...] [--no-progress]
+        connect, initialize, send one request, print its result. It asks for progress (a
+        ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
+    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace]
+        one screen about the server: info, capabilities, instructions, tools with their
+        argument signatures, resources, templates, prompts.
+    mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
+        print the ``mcpServers`` JSON that registers a stdio server with a desktop host.
+    mcp-ref demo
+        a scripted tour of the demo server, on the wire.
 
-Exit codes of ``request``: 0 with the result JSON on stdout; 1 with the JSON-RPC error object
-on stdout; 2 when it could not connect or timed out (the reason on stderr).
+Exit codes: 0 success; 1 a JSON-RPC error (``request`` prints the error object on stdout) or
+an exception in the served module's import (its traceback on stderr); 2 could not connect,
+timed out, or bad arguments or target (one line on stderr); 130 interrupted with Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
-import inspect
 import json
 import logging
+import os
 import shlex
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, TypeGuard
 
 from . import stdio
 from .client import Client
-from .jsonrpc import ConnectionClosed, McpError, MethodNotFound, RequestTimeout
+from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
 from .server import Server
+from .target import TargetError, load_server, stdout_to_stderr, user_traceback
+
+__all__ = ["TraceFile", "build_parser", "load_server", "main"]
 
 DEFAULT_TARGET = "mcp_ref.demo_server:server"
+INTERRUPTED = 130  # 128 + SIGINT, what shells report for a command stopped with Ctrl-C
 
 
-def load_server(target: str) -> Server:
-    """Import ``module:attribute`` (or ``path/to/file.py:attribute``); call it if it is a factory."""
-    module_name, _, attribute = target.partition(":")
-    attribute = attribute or "server"
-    if module_name.endswith(".py"):
-        path = Path(module_name)
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None:
-            raise SystemExit(f"mcp-ref: cannot load {path}")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(module_name)
-    obj = getattr(module, attribute, None)
-    if obj is None:
-        raise SystemExit(f"mcp-ref: {module_name} has no attribute {attribute!r}")
-    if inspect.isfunction(obj):  # a factory: def make_server() -> Server
-        obj = obj()
-    if not isinstance(obj, Server):
-        raise SystemExit(f"mcp-ref: {target} is not an mcp_ref Server")
-    return obj
+def _fail(message: str) -> int:
+    print(f"mcp-ref: {message}", file=sys.stderr)
+    return 2
 
 
-def _print_trace(direction: str, data: bytes) -> None:
-    arrow = "client -> server" if direction == "->" else "client <- server"
-    sys.stderr.write(f"{arrow}  {data.decode('utf-8', 'replace')}\n")
-    sys.stderr.flush()
+# --- serve ---------------------------------------------------------------------------------------
 
 
 class TraceFile:
@@ -79,7 +72,14 @@ class TraceFile:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    server = load_server(args.target)
+    try:
+        with stdout_to_stderr():  # TR-04: a print() at import time must not reach the client
+            server = load_server(args.target)
+    except TargetError as exc:
+        return _fail(str(exc))
+    except Exception as exc:  # the user's module failed: their traceback is what they need
+        print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
+        return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
     if args.transport == "stdio":
         if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
@@ -87,12 +87,54 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   "Ctrl-D to stop", file=sys.stderr)
         stdio.serve(lambda transport: server.open_session(transport, trace=trace))
         return 0
+    return _serve_sse(server, args, trace)
+
+
+def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None) -> int:
+    from .sse import LOCAL_HOSTS
+
+    options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
+    if args.allow_origin:
+        options["allowed_origins"] = args.allow_origin
+    if args.host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
+        print(f"mcp-ref: listening on {args.host}, but only requests whose Host header names localhost are "
+              "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host '*'",
+              file=sys.stderr)
 
     def ready(url: str) -> None:
         print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
-    server.serve_sse(args.host, args.port, on_ready=ready, trace=trace)
+    server.serve_sse(args.host, args.port, on_ready=ready, trace=trace, **options)
     return 0
+
+
+# --- connecting: request and inspect -------------------------------------------------------------
+
+
+def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
+    where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
+    parser.add_argument("--trace", action="store_true", help="print every message on stderr")
+
+
+def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
+    """Connect as ``--stdio``/``--sse`` say; on failure say why on stderr and return None."""
+    options.update(timeout=args.timeout, trace=args.trace)
+    target = args.stdio or args.sse
+    try:
+        if args.stdio:
+            return Client.stdio(shlex.split(args.stdio), **options)
+        return Client.sse(args.sse, **options)
+    except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
+        _fail(f"could not connect to {target!r}: {exc}")
+    except McpError as exc:
+        if exc.code == CONNECTION_CLOSED:  # HttpError: the SSE endpoint refused, with its reason
+            _fail(f"could not connect to {target!r}: {exc.message}")
+        else:
+            _fail(f"the server refused initialize: {exc.message} (code {exc.code})")
+    return None
 
 
 def _sampling_reply(text: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -105,44 +147,140 @@ def _sampling_reply(text: str | None) -> Callable[[dict[str, Any]], dict[str, An
     return answer
 
 
+class ProgressDisplay:
+    """``request``'s progress callback: on a terminal, a bar redrawn in place with ``\\r``;
+    otherwise one plain line per notification, ``progress 3/5``."""
+
+    BAR_WIDTH = 30
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.on_terminal = stream.isatty()
+        self._drawn = False
+
+    def __call__(self, params: dict[str, Any]) -> None:
+        try:
+            self._show(params.get("progress"), params.get("total"))
+        except (ArithmeticError, ValueError):  # absurd numbers from the server: show nothing
+            pass
+
+    def _show(self, progress: Any, total: Any) -> None:
+        count = _number(progress) + (f"/{_number(total)}" if total is not None else "")
+        if not self.on_terminal:
+            self.stream.write(f"progress {count}\n")
+        elif _is_number(progress) and _is_number(total) and total > 0:
+            filled = max(0, min(self.BAR_WIDTH, int(self.BAR_WIDTH * progress / total)))
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.BAR_WIDTH - filled)}] {count}")
+            self._drawn = True
+        else:
+            self.stream.write(f"\rprogress {count}")
+            self._drawn = True
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """End the bar's line, if one was drawn."""
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if _is_number(value) else repr(value)[:20]
+
+
 def cmd_request(args: argparse.Namespace) -> int:
     params: dict[str, Any] | None = None
     if args.params is not None:
         try:
             params = json.loads(args.params)
         except ValueError as exc:
-            print(f"mcp-ref: PARAMS_JSON is not valid JSON: {exc}", file=sys.stderr)
-            return 2
+            return _fail(f"PARAMS_JSON is not valid JSON: {exc}")
         if not isinstance(params, dict):
-            print("mcp-ref: PARAMS_JSON must be a JSON object", file=sys.stderr)
-            return 2
-    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply), "timeout": args.timeout,
-                               "trace": _print_trace if args.trace else None}
+            return _fail("PARAMS_JSON must be a JSON object")
+    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply)}
     if args.root:
         options["roots"] = [{"uri": uri} for uri in args.root]
-    target = args.stdio or args.sse
-    try:
-        if args.stdio:
-            client = Client.stdio(shlex.split(args.stdio), **options)
-        else:
-            client = Client.sse(args.sse, **options)
-    except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
-        print(f"mcp-ref: could not connect to {target!r}: {exc}", file=sys.stderr)
+    client = _connect(args, **options)
+    if client is None:
         return 2
-    except McpError as exc:
-        print(f"mcp-ref: the server refused initialize: {exc.message} (code {exc.code})", file=sys.stderr)
-        return 2
+    progress = ProgressDisplay(sys.stderr)
     with client:
-        try:
-            result = client.request(args.method, params)
+        try:  # on_progress puts a progressToken in the params' _meta (PROG-01)
+            result = client.request(args.method, params, on_progress=None if args.no_progress else progress)
         except (ConnectionClosed, RequestTimeout) as exc:
-            print(f"mcp-ref: {exc}", file=sys.stderr)
-            return 2
+            return _fail(str(exc))
         except McpError as exc:
             print(json.dumps(exc.to_error(), ensure_ascii=False))
             return 1
+        finally:
+            progress.finish()
     print(json.dumps(result, ensure_ascii=False))
     return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .inspect_cmd import gather, render
+
+    client = _connect(args)
+    if client is None:
+        return 2
+    with client:
+        try:
+            info = gather(client)
+        except McpError as exc:  # the connection ended or a list timed out
+            return _fail(str(exc))
+    print(json.dumps(info, ensure_ascii=False, indent=2) if args.json else render(info))
+    return 0
+
+
+# --- config --------------------------------------------------------------------------------------
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """Print ``{"mcpServers": {NAME: {"command", "args", "env"?}}}`` for a desktop host's settings.
+
+    Desktop hosts start servers with their own PATH and working directory, not your shell's
+    virtual environment: so ``mcp-ref`` and ``python`` become the absolute paths of the ones
+    running now, and arguments naming an existing ``.py`` file (or ``file.py:attribute``)
+    become absolute paths.
+    """
+    command = list(args.server_command or ["mcp-ref", "serve"])
+    env: dict[str, str] = {}
+    for item in args.env:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            return _fail(f"--env takes KEY=VALUE, not {item!r}")
+        env[key] = value
+    program = _absolute_program(command[0])
+    entry: dict[str, Any] = {"command": program[0], "args": program[1:] + [_absolute_file(a) for a in command[1:]]}
+    if env:
+        entry["env"] = env
+    print(json.dumps({"mcpServers": {args.name: entry}}, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _absolute_program(program: str) -> list[str]:
+    if program in ("python", "python3"):
+        return [sys.executable]
+    if program == "mcp-ref":
+        script = Path(sys.executable).parent / "mcp-ref"
+        return [str(script)] if script.is_file() else [sys.executable, "-m", "mcp_ref"]
+    return [program]
+
+
+def _absolute_file(arg: str) -> str:
+    path, sep, attribute = arg.partition(":")
+    if path.endswith(".py") and os.path.isfile(path):
+        return os.path.abspath(path) + sep + attribute
+    return arg
+
+
+# --- the command line ----------------------------------------------------------------------------
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -155,28 +293,45 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="run a server over stdio")
+    serve = sub.add_parser("serve", help="run a server over stdio or HTTP with SSE")
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
-                       help=f"module:attribute of an mcp_ref Server (default: {DEFAULT_TARGET})")
+                       help="module:attribute or file.py:attribute of an mcp_ref Server, or of a function "
+                            f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
     serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
     serve.add_argument("--host", default="127.0.0.1", help="for sse: the address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="for sse: the port (default 8000; 0 picks a free one)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="for sse: also accept this name in the Host header (repeatable; '*' for any)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="for sse: accept this browser Origin, e.g. https://app.example (repeatable; '*' for "
+                            "any); replaces the default, which accepts localhost origins only")
     serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
     serve.set_defaults(func=cmd_serve)
 
     request = sub.add_parser("request", help="connect, initialize, send one request, print the result")
-    where = request.add_mutually_exclusive_group(required=True)
-    where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
-    where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
+    _add_connection_arguments(request)
     request.add_argument("method")
     request.add_argument("params", nargs="?", metavar="PARAMS_JSON")
-    request.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
-    request.add_argument("--trace", action="store_true", help="print every message on stderr")
     request.add_argument("--sampling-reply", metavar="TEXT",
                          help="answer sampling/createMessage with this text (without it: an error)")
     request.add_argument("--root", action="append", metavar="URI", default=[],
                          help="a file:// root to offer the server (repeatable)")
+    request.add_argument("--no-progress", action="store_true",
+                         help="do not ask for progress notifications: send PARAMS_JSON exactly as given")
     request.set_defaults(func=cmd_request)
+
+    inspect = sub.add_parser("inspect", help="one screen about a server: info, capabilities, tools, resources, prompts")
+    _add_connection_arguments(inspect)
+    inspect.add_argument("--json", action="store_true", help="print the same as one JSON object")
+    inspect.set_defaults(func=cmd_inspect)
+
+    config = sub.add_parser("config", usage="mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]",
+                            help="print the JSON that registers a stdio server with a desktop host (mcpServers)",
+                            description="COMMAND defaults to `mcp-ref serve` (the demo server).")
+    config.add_argument("name", help="the name the host shows for the server")
+    config.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for the server (repeatable)")
+    config.set_defaults(func=cmd_config, server_command=[])
 
     demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")
     demo.set_defaults(func=cmd_demo)
@@ -184,5 +339,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    server_command: list[str] = []
+    if argv[:1] == ["config"] and "--" in argv:  # everything after -- is the server's command line
+        cut = argv.index("--")
+        argv, server_command = argv[:cut], argv[cut + 1:]
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    if args.func is cmd_config:
+        args.server_command = server_command
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C: the with-blocks above have closed what they opened
+        print("\nmcp-ref: interrupted", file=sys.stderr)
+        return INTERRUPTED

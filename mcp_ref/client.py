@@ -19,25 +19,45 @@ In short:
 
 Use it as a context manager so the connection (and a spawned server) is always shut down::
 
-    with Client.stdio(["mcp-ref", "serve"]) as client:
+    with Client.stdio([sys.executable, "-m", "mcp_ref", "serve"]) as client:
         client.ping()
+
+Like a file, a Client left open is a leak: when one is garbage-collected without ``close()``
+it emits a ``ResourceWarning`` (shown with ``python -W default`` or ``-X dev``) and shuts its
+connection down anyway; clients still open when the interpreter exits are closed then, so a
+spawned server never outlives the program. ``trace=True`` prints every message on stderr.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
+import threading
+import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import lifecycle, pagination, prompts, sampling, tools
 from . import roots as roots_
-from .jsonrpc import MethodNotFound
+from .jsonrpc import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
 from .stdio import SubprocessTransport
 
 CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
 
 NotificationCallback = Callable[[str, dict[str, Any]], None]
+
+# Every Client not yet closed, weakly: what the exit hook at the bottom of this module closes.
+_open_clients: weakref.WeakSet[Client] = weakref.WeakSet()
+
+
+def print_trace(direction: str, data: bytes) -> None:
+    """The ``trace=True`` hook: each message on stderr, ``client -> server  {json}`` or ``<-``."""
+    arrow = "client -> server" if direction == "->" else "client <- server"
+    sys.stderr.write(f"{arrow}  {data.decode('utf-8', 'replace')}\n")
+    sys.stderr.flush()
 
 
 class Client:
@@ -56,7 +76,7 @@ class Client:
         sampling_handler: sampling.SamplingHandler | None = None,
         roots: roots_.Roots | None = None,
         ping_interval: float | None = None,
-        trace: TraceCallback | None = None,
+        trace: TraceCallback | bool | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
@@ -79,15 +99,18 @@ class Client:
             "notifications/prompts/list_changed": (lambda p: on_list_changed("prompts")) if on_list_changed else None,
         }
         self._on_notification = on_notification
+        # The session reaches this Client only through weak references: its threads must not
+        # keep an abandoned Client alive, or __del__ could never warn about it and clean up.
         self._session = Session(
             transport,
-            on_request=self._handle_request,
-            on_notification=self._handle_notification,
+            on_request=_weak_request_handler(self),
+            on_notification=_weak_notification_handler(self),
             inline_methods=frozenset({"ping"}),
             default_timeout=timeout,
-            trace=trace,
+            trace=print_trace if trace is True else None if trace is False else trace,
             name="mcp_ref-client",
         )
+        _open_clients.add(self)
 
     # --- connecting ---------------------------------------------------------------------------
 
@@ -179,7 +202,27 @@ class Client:
 
     def close(self) -> None:
         """Close the connection (and shut a spawned server down: LC-16..18)."""
+        _open_clients.discard(self)
         self._session.close("the client closed the connection")
+
+    def __del__(self) -> None:
+        session: Session | None = getattr(self, "_session", None)
+        if session is None or session.is_closed:  # closed, or __init__ failed before the session
+            return
+        # Shut down on a thread of its own: a finalizer may run on any thread, even one that
+        # holds this session's lock, and closing takes that lock. The thread is not a daemon,
+        # so the program waits for the server to be shut down before it exits.
+        closer = threading.Thread(target=session.close, args=("the Client was garbage-collected without close()",),  # LC-16
+                                  name="mcp_ref-client-close")
+        try:
+            closer.start()
+        except RuntimeError:  # the interpreter is shutting down: no new threads
+            session.close("the Client was garbage-collected without close()")
+        warnings.warn(f"unclosed {self!r}: use `with Client...` or call close()", ResourceWarning, stacklevel=1, source=self)
+
+    def __repr__(self) -> str:
+        name = (self.server_info or {}).get("name") if hasattr(self, "_session") else None
+        return f"<mcp_ref.Client server={name!r}>" if name else "<mcp_ref.Client>"
 
     def __enter__(self) -> Client:
         return self
@@ -310,3 +353,41 @@ class Client:
         self._require("logging", method="logging/setLevel")
         self.request("logging/setLevel", {"level": level})
 
+
+
+# --- clients left open ---------------------------------------------------------------------------
+
+
+@atexit.register
+def _close_clients_left_open() -> None:
+    """At exit, close every Client still open, so no spawned server outlives the program.
+    The warnings come after all are closed: with ``-W error`` the first would stop the rest."""
+    left_open = [client for client in list(_open_clients) if not client.session.is_closed]
+    for client in left_open:
+        client.close()  # LC-16..18: the spawned server is shut down
+    for client in left_open:
+        warnings.warn(f"{client!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
+                      stacklevel=1)
+
+
+def _weak_request_handler(client: Client) -> Callable[[RequestContext], dict[str, Any]]:
+    ref = weakref.ref(client)
+
+    def handle(ctx: RequestContext) -> dict[str, Any]:
+        alive = ref()
+        if alive is None:
+            raise ConnectionClosed("the client is gone")
+        return alive._handle_request(ctx)
+
+    return handle
+
+
+def _weak_notification_handler(client: Client) -> Callable[[Session, str, dict[str, Any]], None]:
+    ref = weakref.ref(client)
+
+    def handle(session: Session, method: str, params: dict[str, Any]) -> None:
+        alive = ref()
+        if alive is not None:
+            alive._handle_notification(session, method, params)
+
+    return handle

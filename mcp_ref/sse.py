@@ -336,8 +336,10 @@ class SseClientTransport:
             raise ConnectionClosed(f"could not open the event stream at {url}: {exc}") from exc
         if self._response.status_code != 200:
             status, reason = self._response.status_code, self._response.reason
+            why = _first_words(self._response, timeout)  # the server's own reason, e.g. for a 421
             self.close()
-            raise HttpError(f"GET {url} answered HTTP {status} {reason}; is this an MCP SSE endpoint?", status)
+            raise HttpError(f"GET {url} answered HTTP {status} {reason}: " + (why or "is this an MCP SSE endpoint?"),
+                            status)
         if not self._response.headers.get("Content-Type", "").startswith("text/event-stream"):
             self.close()
             raise ConnectionClosed(f"GET {url} did not answer with text/event-stream; is this an MCP SSE endpoint?")
@@ -417,6 +419,19 @@ class SseClientTransport:
         if self._endpoint_error:
             return self._endpoint_error
         return "the server closed the event stream" if not self._closing else "the client closed the connection"
+
+
+def _first_words(response: Any, timeout: float, limit: int = 200) -> str:
+    """The start of an error response's body, for the exception's message: at most ``limit``
+    characters, read within ``timeout`` (the stream itself was opened with no read timeout)."""
+    sock = _socket_of(response)
+    try:
+        if sock is not None:
+            sock.settimeout(timeout)
+        body: bytes = response.raw.read(limit, decode_content=True) or b""
+    except Exception:  # a broken or stalled body: the status line alone will have to do
+        return ""
+    return " ".join(body.decode("utf-8", "replace").split())[:limit]
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:

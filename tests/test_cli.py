@@ -33,7 +33,7 @@ def test_request_ping_prints_the_result_and_exits_0() -> None:
 
 
 def test_request_with_params_and_trace() -> None:
-    proc = run("request", "--stdio", f"{SERVE} {TEST_SERVER}", "test/echo", '{"x": [1, "é"]}', "--trace")
+    proc = run("request", "--stdio", f"{SERVE} {TEST_SERVER}", "test/echo", '{"x": [1, "é"]}', "--trace", "--no-progress")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["params"] == {"x": [1, "é"]}
     lines = proc.stderr.splitlines()
