@@ -6,6 +6,7 @@ Only light modules are imported here: werkzeug, requests and jsonschema load whe
 """
 
 from .client import Client
+from .content import EmbeddedResource, Image
 from .jsonrpc import (
     ConnectionClosed,
     InternalError,
@@ -29,6 +30,8 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Client",
     "ConnectionClosed",
+    "EmbeddedResource",
+    "Image",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",

@@ -117,6 +117,9 @@ def _jsonable(value: Any, where: str) -> Any:
             return sorted(items)
         except TypeError:
             return items
+    if isinstance(value, (bytes, bytearray, memoryview, Image, EmbeddedResource)):
+        raise UnsupportedReturn(f"{where} is {type(value).__name__}, which cannot sit inside data: return it on "
+                                "its own or as an element of a top-level list")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _jsonable(getattr(value, f.name), f"{where}.{f.name}") for f in dataclasses.fields(value)}
     if _is_pydantic_model(value):
@@ -154,9 +157,6 @@ def _describe_unsupported(value: Any, where: str) -> str:
         return f"{where} is awaitable ({type(value).__name__}), but mcp_ref is synchronous"
     if inspect.isgenerator(value) or isinstance(value, (map, filter, zip, range)):
         return f"{where} is a {type(value).__name__}: return a list instead"
-    if isinstance(value, (bytes, bytearray, memoryview, Image, EmbeddedResource)):
-        return (f"{where} is {type(value).__name__}, which cannot sit inside data: return it on its own "
-                "or as an element of a top-level list")
     return (f"{where} is a {type(value).__name__}, which has no JSON form; return a str, bytes, a dict, "
             "a list, a dataclass or another supported value, or convert it first")
 
@@ -263,7 +263,7 @@ def _message(value: Any) -> dict[str, Any]:
 def resource_contents_list(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
     """A resource function's return value -> ``contents`` items (raises UnsupportedReturn)."""
     if isinstance(value, dict) and isinstance(value.get("contents"), list) \
-            and all(_is_contents(item, uri) for item in value["contents"]):
+            and all(isinstance(item, dict) and _is_contents(item, uri) for item in value["contents"]):
         return [_contents(item, uri, mime_type) for item in value["contents"]]
     if _is_contents(value, uri):
         return [_contents(value, uri, mime_type)]
