@@ -269,8 +269,8 @@ class Hints:
             schema = self.schema(field.hint)
             if field.description and "description" not in schema:
                 schema["description"] = field.description
-            if field.default is not dataclasses.MISSING and is_json(field.default):
-                schema["default"] = field.default
+            if field.default is not dataclasses.MISSING:
+                schema = with_default(schema, field.default)
             properties[field.name] = schema
             if field.required:
                 required.append(field.name)
@@ -391,16 +391,21 @@ def _fields(cls: Any, hints: dict[str, Any]) -> list[_Field]:
 _REQUIRED_MARKERS = (getattr(typing, "Required", object()), getattr(typing, "NotRequired", object()))
 
 
-def is_json(value: Any) -> bool:
-    """Whether ``value`` is plain JSON data (for a schema's ``default``)."""
+def with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
+    """``schema`` showing ``default`` when that is plain JSON (an Enum member: its value)."""
+    value = default.value if isinstance(default, enum.Enum) else default
+    return {**schema, "default": value} if _is_json(value) else schema
+
+
+def _is_json(value: Any) -> bool:
     if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, (list, tuple)):
-        return all(is_json(v) for v in value)
+        return all(_is_json(v) for v in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and is_json(v) for k, v in value.items())
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
     return False
 
 

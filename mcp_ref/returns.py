@@ -186,7 +186,7 @@ def bytes_content(data: bytes) -> dict[str, Any]:
     mime_type = sniff_image_type(data)
     if mime_type is not None:
         return image(data, mime_type)
-    uri = BYTES_URI.format(hashlib.sha256(data).hexdigest())
+    uri = BYTES_URI.format(hashlib.sha256(data).hexdigest())  # TOOL-07: an embedded resource
     return embedded_resource(uri, data, "application/octet-stream")  # PRM-05: always a MIME type
 
 

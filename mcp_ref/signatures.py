@@ -29,7 +29,7 @@ import typing
 from collections.abc import Callable, Collection
 from typing import Annotated, Any
 
-from .hints import Converter, Hints, description_of, from_string, is_json, string_problem
+from .hints import Converter, Hints, description_of, from_string, string_problem, with_default
 
 
 def refuse_async(fn: Callable[..., Any], what: str) -> None:
@@ -189,8 +189,8 @@ class Signature:
                 raise TypeError(f"parameter {p.name!r} of {exc}") from None
             if p.description:
                 schema = {**schema, "description": p.description}
-            if not p.required and is_json(p.default):
-                schema = {**schema, "default": p.default}
+            if not p.required:
+                schema = with_default(schema, p.default)
             properties[p.name] = schema
         result: dict[str, Any] = {"type": "object", "properties": properties}
         required = [p.name for p in self.parameters if p.required]

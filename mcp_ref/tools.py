@@ -74,7 +74,7 @@ class Tool:
             import jsonschema  # heavy: imported on first use only
 
             self._validator = jsonschema.Draft7Validator(self.input_schema)
-        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))  # TOOL-08
         if errors:
             field = "/".join(str(p) for p in errors[0].absolute_path)
             raise self._invalid(field, errors[0].message)

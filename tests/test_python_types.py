@@ -399,8 +399,8 @@ def test_ctx_kwargs_and_defaults_in_the_schema() -> None:
     schema = Signature(f, "tool 'f'").input_schema()
     assert set(schema["properties"]) == {"a", "b"} and schema["required"] == ["a"]
     assert "default" not in schema["properties"]["b"]  # only plain JSON defaults are shown
-    assert Signature(lambda a=[1, "x"], b=None: None, "tool").input_schema()["properties"] == {
-        "a": {"default": [1, "x"]}, "b": {"default": None}}
+    assert Signature(lambda a=[1, "x"], b=None, c=Color.RED: None, "tool").input_schema()["properties"] == {
+        "a": {"default": [1, "x"]}, "b": {"default": None}, "c": {"default": "red"}}
     assert "additionalProperties" not in schema  # **rest takes any other argument
 
 
