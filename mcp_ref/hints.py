@@ -116,6 +116,10 @@ def _is_typeddict(hint: Any) -> bool:
 def kind_of(hint: Any) -> str:
     """Which row of the table in the module docstring ``hint`` belongs to; "unsupported" if none."""
     origin = typing.get_origin(hint)
+    try:
+        hash(hint)  # the tables below are looked up by hint
+    except TypeError:
+        return "annotated" if origin is Annotated else "unsupported"
     if hint in (Any, object, inspect.Parameter.empty):
         return "any"
     if hint is None or hint is type(None):
@@ -259,10 +263,7 @@ class Hints:
             self._recursive.add(cls)
             return {"$ref": f"#/definitions/{self._definition_name(cls)}"}
         self._building.add(cls)
-        try:
-            hints = typing.get_type_hints(cls, include_extras=True)
-        except Exception as exc:
-            raise TypeError(f"{self.what}: cannot resolve the type hints of {cls.__name__}: {exc}") from exc
+        hints = self._class_hints(cls)
         properties: dict[str, Any] = {}
         required: list[str] = []
         for field in _fields(cls, hints):
@@ -293,8 +294,24 @@ class Hints:
             self._names[cls] = cls.__name__ if cls.__name__ not in taken else f"{cls.__module__}.{cls.__qualname__}"
         return self._names[cls]
 
+    def _class_hints(self, cls: Any) -> dict[str, Any]:
+        try:
+            return typing.get_type_hints(cls, include_extras=True)
+        except Exception as exc:
+            raise TypeError(f"{self.what}: cannot resolve the type hints of {cls.__name__}: {exc}") from exc
+
+    def _with_pydantic(self, hint: Any, use: Callable[[Any], Any]) -> Any:
+        """``use(pydantic.TypeAdapter(hint))``, with pydantic's refusals as TypeError."""
+        adapter = getattr(_pydantic(), "TypeAdapter", None)
+        if adapter is None:
+            raise TypeError(f"{self.what}: pydantic models need pydantic 2 (pydantic.TypeAdapter)")
+        try:
+            return use(adapter(hint))
+        except Exception as exc:  # a type pydantic cannot validate or describe
+            raise TypeError(f"{self.what}: pydantic cannot handle {hint!r}: {exc}") from exc
+
     def _pydantic_schema(self, hint: Any) -> dict[str, Any]:
-        schema: dict[str, Any] = _pydantic().TypeAdapter(hint).json_schema(ref_template="#/definitions/{model}")
+        schema: dict[str, Any] = self._with_pydantic(hint, lambda a: a.json_schema(ref_template="#/definitions/{model}"))
         for name, definition in schema.pop("$defs", {}).items():
             if self.definitions.setdefault(name, definition) != definition:
                 raise TypeError(f"{self.what}: two different types are named {name!r}; rename one")
@@ -309,7 +326,7 @@ class Hints:
         if kind == "any":
             return lambda value, field: value
         if kind == "none":
-            return lambda value, field: _none(value, field)
+            return _none
         if kind == "annotated":
             return self.converter(args[0])
         if kind == "newtype":
@@ -335,7 +352,7 @@ class Hints:
         if kind in ("dataclass", "typeddict"):
             return self._object_converter(hint)
         if kind == "pydantic":
-            return functools.partial(_pydantic_validate, _pydantic().TypeAdapter(hint))
+            return functools.partial(_pydantic_validate, self._with_pydantic(hint, lambda adapter: adapter))
         raise self.unsupported(hint)
 
     def _object_converter(self, cls: Any) -> Converter:
@@ -357,8 +374,7 @@ class Hints:
                 raise ArgumentError(field, f"{cls.__name__}: {exc}") from exc
 
         self._converters[cls] = convert
-        hints = typing.get_type_hints(cls, include_extras=True)
-        for field in _fields(cls, hints):
+        for field in _fields(cls, self._class_hints(cls)):
             fields[field.name] = self.converter(field.hint)
         return convert
 

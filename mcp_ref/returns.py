@@ -95,6 +95,8 @@ def to_json(value: Any) -> str:
         return json.dumps(_jsonable(value, "the value"), ensure_ascii=False, allow_nan=False)
     except RecursionError:
         raise UnsupportedReturn("a value nested too deeply, or that contains itself") from None
+    except ValueError as exc:  # a NaN or Infinity as a dict key
+        raise UnsupportedReturn(f"the value has no strict JSON form: {exc}") from None
 
 
 def _jsonable(value: Any, where: str) -> Any:
@@ -230,6 +232,8 @@ def _is_tool_result(value: Any) -> bool:
         return False
     if "isError" in value and not isinstance(value["isError"], bool):
         return False
+    if "_meta" in value and not isinstance(value["_meta"], dict):
+        return False
     return all(isinstance(item, (Image, EmbeddedResource)) or content_problem(item) is None
                for item in value["content"])
 
@@ -239,6 +243,8 @@ def prompt_result(value: Any) -> dict[str, Any]:
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         if not isinstance(value.get("description", ""), str):
             raise UnsupportedReturn("a result whose description is not a string")
+        if not isinstance(value.get("_meta", {}), dict):
+            raise UnsupportedReturn("a result whose _meta is not an object")
         return {**value, "messages": [_message(m) for m in value["messages"]]}
     if isinstance(value, (list, tuple)):
         return {"messages": [_message(m) for m in value]}

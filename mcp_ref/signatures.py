@@ -69,15 +69,13 @@ def docstring_descriptions(doc: str | None) -> dict[str, str]:
             continue
         if section is not None and indent <= section:
             section = None  # dedented: the section is over
-        rest = _REST_PARAM.fullmatch(stripped)
-        entry = _GOOGLE_ENTRY.fullmatch(stripped) if section is not None else None
-        if entry and entry_indent is not None and indent > entry_indent:
-            entry = None  # deeper than the entries: a continuation line that contains a colon
-        if rest or entry:
-            match = rest or entry
-            assert match is not None
+        # An entry of an Args: section is no deeper than the first one (deeper lines continue it).
+        entry = section is not None and (entry_indent is None or indent <= entry_indent)
+        match = _REST_PARAM.fullmatch(stripped) or (_GOOGLE_ENTRY.fullmatch(stripped) if entry else None)
+        if match:
             name, name_indent = match.group(1), indent
-            entry_indent = indent if entry else entry_indent
+            if match.re is _GOOGLE_ENTRY:
+                entry_indent = indent
             found[name] = match.group(2).strip()
         elif _GOOGLE_HEADER.fullmatch(stripped):
             section, entry_indent, name = indent, None, None
@@ -101,7 +99,10 @@ class Parameter:
 
 
 def is_context_hint(name: str, hint: Any) -> bool:
-    """The parameter that receives the request context: named ``ctx`` or hinted RequestContext."""
+    """The parameter that receives the request context: named ``ctx`` or hinted RequestContext
+    (also when that hint could not be resolved, e.g. imported only under TYPE_CHECKING)."""
+    if isinstance(hint, _Unresolved):
+        hint = hint.text
     return name == "ctx" or getattr(hint, "__name__", hint) == "RequestContext"
 
 
@@ -134,7 +135,9 @@ def _resolve_hints(fn: Any, signature: inspect.Signature) -> dict[str, Any]:
     hints: dict[str, Any] = {}
     for parameter in signature.parameters.values():
         annotation = parameter.annotation
-        if isinstance(annotation, str):
+        for _ in range(3):  # "'int'": a quoted hint under postponed annotations is a string twice
+            if not isinstance(annotation, str):
+                break
             try:
                 annotation = eval(annotation, namespace)  # what typing.get_type_hints does too
             except Exception as exc:
@@ -164,7 +167,7 @@ class Signature:
                 self.takes_kwargs = True
             elif p.kind is p.VAR_POSITIONAL:
                 continue
-            elif self.context is None and is_context_hint(p.name, getattr(hint, "text", hint)):
+            elif self.context is None and is_context_hint(p.name, hint):
                 self.context = p.name
             elif p.kind is p.POSITIONAL_ONLY:
                 raise TypeError(f"{what}: parameter {p.name!r} is positional-only, but arguments are "
@@ -240,10 +243,10 @@ class Signature:
 
 def context_parameter_name(fn: Callable[..., Any]) -> str | None:
     """The name of ``fn``'s parameter that receives the request context, if it has one."""
-    hints = _resolve_hints(fn, inspect.signature(fn))
-    for parameter in inspect.signature(fn).parameters.values():
-        hint = hints.get(parameter.name)
-        if is_context_hint(parameter.name, getattr(hint, "text", hint)):
+    signature = inspect.signature(fn)
+    hints = _resolve_hints(fn, signature)
+    for parameter in signature.parameters.values():
+        if is_context_hint(parameter.name, hints.get(parameter.name)):
             return parameter.name
     return None
 

@@ -420,3 +420,15 @@ def test_pydantic_is_imported_only_by_programs_that_use_it() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_a_context_hint_imported_only_for_type_checking_still_marks_the_context(
+        memory_client: Callable[..., Client]) -> None:
+    namespace: dict[str, Any] = {}  # RequestContext is not there: the hint cannot be resolved
+    exec("def where(context: 'RequestContext', n: 'int') -> str:\n"
+         "    return f'{type(context).__name__} {n + 1}'", namespace)
+    server = Server("s")
+    server.tool()(namespace["where"])
+    client = memory_client(server)
+    assert client.list_tools()[0]["inputSchema"]["properties"] == {"n": {"type": "integer"}}
+    assert client.call_tool("where", {"n": 1})["content"][0]["text"] == "RequestContext 2"

@@ -12,8 +12,9 @@ import functools
 import runpy
 import socket
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Annotated, Any
 
+import pydantic
 import pytest
 
 from mcp_ref import Client, RequestContext, Server
@@ -215,12 +216,25 @@ def prompt_list(items: list[str]) -> str:
     return "x"
 
 
+def pydantic_cannot(sock: Annotated[socket.socket, pydantic.Field(description="a socket")]) -> str:
+    return "x"
+
+
+def dict_as_hint(x):  # type: ignore[no-untyped-def]
+    return "x"
+
+
+dict_as_hint.__annotations__ = {"x": {"type": "string"}}  # a JSON Schema where a hint belongs
+
+
 SIGNATURE_MISTAKES: list[tuple[str, Callable[[Server], Any], str]] = [
     ("a positional-only parameter", lambda s: s.tool()(positional_only), "positional-only"),
     ("an unsupported hint", lambda s: s.tool()(unsupported_hint), "parameter 'sock'"),
     ("dict keys that are not str", lambda s: s.tool()(int_keys), "dict[str, ...]"),
     ("an unsupported hint in a dataclass", lambda s: s.tool()(nested_unsupported), "socket"),
     ("a hint that cannot be resolved", lambda s: s.tool()(unresolvable), "NotDefinedAnywhere"),
+    ("a type pydantic cannot handle", lambda s: s.tool()(pydantic_cannot), "pydantic cannot handle"),
+    ("a dict as a hint", lambda s: s.tool()(dict_as_hint), "cannot describe the type {'type': 'string'}"),
     ("a prompt argument typed list", lambda s: s.prompt()(prompt_list), "arrives as a string"),
     ("prompt arguments the function does not take", lambda s: s.prompt(arguments=[{"name": "b"}])(note_fn),
      "no parameter for argument(s) b"),

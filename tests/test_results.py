@@ -154,6 +154,7 @@ TOOL_CASES: list[tuple[str, Callable[[], Any], list[dict[str, Any]]]] = [
     ("result-shaped data", lambda: {"content": ["chapter 1"]}, [text('{"content": ["chapter 1"]}')]),
     ("result-shaped data with a bad isError", lambda: {"content": [], "isError": "yes"},
      [text('{"content": [], "isError": "yes"}')]),
+    ("result-shaped data with a bad _meta", lambda: {"content": [], "_meta": 1}, [text('{"content": [], "_meta": 1}')]),
 ]
 
 
@@ -208,6 +209,7 @@ UNSENDABLE: list[tuple[str, Callable[[], Any], str]] = [  # (case, returned, wor
     ("bytes inside a dict", lambda: {"png": PNG}, "bytes"),
     ("an Image inside a dict", lambda: {"img": Image(PNG)}, "Image"),
     ("a tuple as a key", lambda: {(1, 2): "x"}, "key"),
+    ("NaN as a key", lambda: {float("nan"): "x"}, "JSON"),
     ("an object in a mixed list", lambda: ["a", object()], "object"),
     ("a list that contains itself", _circular, "itself"),
     ("a coroutine from a sync function", lambda: _coroutine(), "async"),
@@ -278,6 +280,7 @@ PROMPT_ERRORS: list[tuple[str, Callable[[], Any], str]] = [
     ("object", lambda: object(), "object"),
     ("NaN", lambda: float("nan"), "float"),
     ("description that is not a str", lambda: {"messages": [], "description": 3}, "description"),
+    ("_meta that is not an object", lambda: {"messages": [], "_meta": 3}, "_meta"),
     ("a coroutine from a sync function", lambda: _coroutine(), "coroutine"),
 ]
 
@@ -387,8 +390,10 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
                             {"role": rng.choice(["user", "assistant", "system"]), "content": rng.choice(["x", 1, PNG])},
                             {"text": rng.choice(["x", 1])}, {"blob": rng.choice([b64(PNG), "%%"])},
                             {"uri": rng.choice(["a:b", "no scheme"]), "text": "x"},
-                            {"content": [text("x")], "isError": rng.choice([True, "no"])},
-                            {"messages": ["x"], "description": rng.choice(["d", 1])},
+                            {"content": [text("x")], "isError": rng.choice([True, "no"]),
+                             "_meta": rng.choice([{}, 1])},
+                            {"messages": ["x"], "description": rng.choice(["d", 1]), "_meta": rng.choice([{}, 1])},
+                            {float("nan"): 1, "x": {float("inf"): 2}},
                             {"contents": [{"text": "x"}, rng.choice(["y", {"blob": "AA=="}])]}]),
     ]
     if depth < 3 and rng.random() < 0.4:
