@@ -34,10 +34,12 @@ Prompts (``{"messages": [...]}``):
   2. a dict with ``role`` and ``content`` -> that message: the role must be user or assistant,
      the content is converted as for a tool (a str becomes text, data becomes JSON text);
   3. ``{"messages": [...]}`` (with an optional ``description``) -> each message by this table;
-  4. a list or tuple -> one message per element, by this table;
+  4. a list or tuple -> one message per element, by this table (an element that is itself a
+     list is data);
   5. other data -> one user message with JSON text;
-  6. None (usually a forgotten ``return``), a bad role, or a value that cannot be converted ->
-     error -32603 whose message names what was returned (PRM-09).
+  6. None (usually a forgotten ``return``), a role other than user or assistant, a message
+     whose content is a list, or a value that cannot be converted -> error -32603 whose message
+     names the type returned (PRM-09).
 
 Resources (``{"contents": [...]}``, each item at the URI that was read unless it says otherwise):
   1. str -> ``text``; bytes -> base64 ``blob`` (RES-10), with the registered ``mimeType``, else
