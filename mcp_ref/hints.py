@@ -550,9 +550,12 @@ def from_string(hint: Any, value: str, field: str) -> Any:
                 return option if kind == "literal" else hint(option)
         raise ArgumentError(field, f"{value!r} is not one of {[str(o) for o in options]!r}")
     if hint is int:
-        if not _INTEGER.fullmatch(value):
-            raise ArgumentError(field, f"{value!r} is not an integer")
-        return int(value)
+        try:
+            if _INTEGER.fullmatch(value):
+                return int(value)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            pass
+        raise ArgumentError(field, f"{value[:40]!r} is not an integer")
     if hint is float:
         try:
             number = float(value)

@@ -343,7 +343,8 @@ def test_prompt_arguments_are_converted_to_their_hints(memory_client: Callable[.
                                "strict": "true", "mode": "b", "level": "2"})
     assert got == [(3, Color.BLUE, dt.date(2024, 5, 1), 0.5, True, "b", Level.HIGH)]
     for bad, field in [({"days": "three"}, "days"), ({"color": "purple"}, "color"), ({"start": "May"}, "start"),
-                       ({"ratio": "nan"}, "ratio"), ({"strict": "yes"}, "strict"), ({"level": "7"}, "level")]:
+                       ({"ratio": "nan"}, "ratio"), ({"strict": "yes"}, "strict"), ({"level": "7"}, "level"),
+                       ({"days": "9" * 5000}, "days")]:
         with pytest.raises(InvalidParams) as info:  # PRM-10
             client.get_prompt("plan", {"days": "1", "color": "red", "start": "2024-05-01", **bad})
         assert info.value.data["field"] == field and repr(field) in info.value.message
