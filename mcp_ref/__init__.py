@@ -10,6 +10,7 @@ is imported the first time someone asks for ``mcp_ref.HttpError``.
 from typing import TYPE_CHECKING, Any
 
 from .client import Client
+from .content import EmbeddedResource, Image
 from .jsonrpc import (
     ConnectionClosed,
     InternalError,
@@ -43,7 +44,9 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Client",
     "ConnectionClosed",
+    "EmbeddedResource",
     "HttpError",
+    "Image",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",

@@ -8,14 +8,24 @@ In 2024-11-05 a content item is one of:
 1. ``{"type": "text", "text": ...}``;
 2. ``{"type": "image", "data": <base64>, "mimeType": ...}`` (PRM-03: base64 and a MIME type);
 3. ``{"type": "resource", "resource": {"uri", "mimeType"?, "text" | "blob"}}``, an embedded
-   resource (PRM-04..06, TOOL-07).
+   resource (PRM-04..06, TOOL-07). The inner object is a resource's *contents*, the same shape
+   ``resources/read`` returns: a URI and either ``text`` or a base64 ``blob`` (RES-10, RES-15).
 Each may carry ``annotations``; unknown fields from newer revisions are kept as they are.
+
+Below: functions that build each shape, ``Image`` and ``EmbeddedResource`` (values a handler
+may return; see returns.py), and checks that say why a dict is *not* a valid item. The checks
+are how the conversion tables tell a real content item from data that merely looks like one.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import re
+from dataclasses import dataclass
 from typing import Any
+
+# --- building items ------------------------------------------------------------------------------
 
 
 def text(value: str) -> dict[str, Any]:
@@ -34,9 +44,9 @@ def resource_contents(uri: str, value: str | bytes, mime_type: str | None = None
     if mime_type is not None:
         contents["mimeType"] = mime_type
     if isinstance(value, bytes):
-        contents["blob"] = base64.b64encode(value).decode("ascii")
+        contents["blob"] = base64.b64encode(value).decode("ascii")  # RES-10
     else:
-        contents["text"] = value
+        contents["text"] = value  # RES-15: text only for what is text
     return contents
 
 
@@ -45,20 +55,166 @@ def embedded_resource(uri: str, value: str | bytes, mime_type: str | None = None
     return {"type": "resource", "resource": resource_contents(uri, value, mime_type)}
 
 
-def to_content_list(value: Any) -> list[dict[str, Any]]:
-    """What a handler returned -> a list of content items.
+# --- values a handler may return -----------------------------------------------------------------
 
-    A str is one text item; a dict with a ``type`` is one item as given; a list is converted
-    item by item; None is no content. Anything else (numbers, plain dicts) becomes text.
+_IMAGE_SIGNATURES = [  # (offset, magic bytes, MIME type)
+    (0, b"\x89PNG\r\n\x1a\n", "image/png"),
+    (0, b"\xff\xd8\xff", "image/jpeg"),
+    (0, b"GIF87a", "image/gif"),
+    (0, b"GIF89a", "image/gif"),
+    (8, b"WEBP", "image/webp"),  # after b"RIFF" and a 4-byte length
+]
+
+
+def sniff_image_type(data: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP image, from its first bytes; None otherwise."""
+    for offset, magic, mime_type in _IMAGE_SIGNATURES:
+        if data[offset:offset + len(magic)] == magic and (offset == 0 or data.startswith(b"RIFF")):
+            return mime_type
+    return None
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image a tool or prompt returns: ``Image(png_bytes)``, or with an explicit ``mime_type``.
+
+    Without ``mime_type`` the type is read from the bytes (PNG, JPEG, GIF, WebP); bytes of any
+    other kind need it given. It goes on the wire as an image content item (PRM-03).
     """
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [text(value)]
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [item for element in value for item in to_content_list(element)]
-    import json
 
-    return [text(json.dumps(value, ensure_ascii=False, default=str))]
+    data: bytes
+    mime_type: str | None = None
+    annotations: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Image data must be bytes, not {type(self.data).__name__}")
+        if self.mime_type is None:
+            sniffed = sniff_image_type(bytes(self.data))
+            if sniffed is None:
+                raise ValueError("Image: these bytes are not a PNG, JPEG, GIF or WebP image; "
+                                 "pass mime_type='image/...' to say what they are")
+            object.__setattr__(self, "mime_type", sniffed)
+
+    def to_content(self) -> dict[str, Any]:
+        item = image(bytes(self.data), str(self.mime_type))
+        if self.annotations is not None:
+            item["annotations"] = self.annotations
+        return item
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """A resource embedded in a tool result or prompt message (TOOL-07, PRM-04..06).
+
+    ``data`` is a str (sent as ``text``) or bytes (sent as a base64 ``blob``). The MIME type,
+    which prompts must carry (PRM-05), defaults to ``text/plain`` for text and, for bytes, to
+    the sniffed image type or ``application/octet-stream``.
+    """
+
+    uri: str
+    data: str | bytes
+    mime_type: str | None = None
+    annotations: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.uri, str) or not is_uri(self.uri):
+            raise ValueError(f"EmbeddedResource needs an absolute URI such as 'docs://readme', not {self.uri!r}")
+        if isinstance(self.data, (bytearray, memoryview)):
+            object.__setattr__(self, "data", bytes(self.data))
+        if not isinstance(self.data, (str, bytes)):
+            raise TypeError(f"EmbeddedResource data must be str or bytes, not {type(self.data).__name__}")
+        if self.mime_type is None:
+            guessed = "text/plain" if isinstance(self.data, str) else sniff_image_type(self.data)
+            object.__setattr__(self, "mime_type", guessed or "application/octet-stream")
+
+    def to_content(self) -> dict[str, Any]:
+        item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-04..06
+        if self.annotations is not None:
+            item["annotations"] = self.annotations
+        return item
+
+
+# --- telling valid items from look-alikes ---------------------------------------------------------
+
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]*")  # RFC 3986: a scheme, then no blanks
+ROLES = ("user", "assistant")
+
+
+def is_uri(value: str) -> bool:
+    """Whether ``value`` is an absolute URI: a scheme, a colon, and no spaces or controls."""
+    return _URI.fullmatch(value) is not None
+
+
+def _is_base64(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _annotations_problem(item: dict[str, Any]) -> str | None:
+    annotations = item.get("annotations")
+    if annotations is None and "annotations" not in item:
+        return None
+    if not isinstance(annotations, dict):
+        return '"annotations" must be an object'
+    audience = annotations.get("audience", [])
+    if not isinstance(audience, list) or any(role not in ROLES for role in audience):
+        return '"annotations.audience" must be a list of "user" / "assistant"'
+    priority = annotations.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1:
+        return '"annotations.priority" must be a number from 0 to 1'
+    return None
+
+
+def contents_problem(item: Any) -> str | None:
+    """Why ``item`` is not valid resource contents (``uri`` + ``text`` or ``blob``); None if it is."""
+    if not isinstance(item, dict):
+        return f"resource contents must be an object, not {type(item).__name__}"
+    if not isinstance(item.get("uri"), str) or not is_uri(item["uri"]):
+        return '"uri" must be an absolute URI'
+    if "mimeType" in item and not isinstance(item["mimeType"], str):
+        return '"mimeType" must be a string'
+    if ("text" in item) == ("blob" in item):  # RES-15: exactly one of them
+        return 'exactly one of "text" and "blob" is needed'
+    if "text" in item and not isinstance(item["text"], str):
+        return '"text" must be a string'
+    if "blob" in item and not _is_base64(item["blob"]):  # RES-10
+        return '"blob" must be base64'
+    return None
+
+
+def content_problem(item: Any) -> str | None:
+    """Why ``item`` is not a valid content item of 2024-11-05; None when it is one."""
+    if not isinstance(item, dict):
+        return f"a content item must be an object, not {type(item).__name__}"
+    kind = item.get("type")
+    if kind == "text":
+        problem = None if isinstance(item.get("text"), str) else 'a text item needs "text", a string'
+    elif kind == "image":
+        if not _is_base64(item.get("data")):  # PRM-03
+            problem = 'an image item needs "data", base64'
+        elif not isinstance(item.get("mimeType"), str):
+            problem = 'an image item needs "mimeType", a string'
+        else:
+            problem = None
+    elif kind == "resource":
+        problem = contents_problem(item.get("resource"))
+        problem = problem and f"its resource: {problem}"
+    else:
+        problem = f'"type" must be "text", "image" or "resource", not {kind!r}'
+    return problem or _annotations_problem(item)
+
+
+def message_problem(message: Any) -> str | None:
+    """Why ``message`` is not a valid prompt message (``role`` + one content item); None if it is."""
+    if not isinstance(message, dict):
+        return f"a message must be an object, not {type(message).__name__}"
+    if message.get("role") not in ROLES:
+        return f'"role" must be "user" or "assistant", not {message.get("role")!r}'
+    problem = content_problem(message.get("content"))
+    return problem and f"its content: {problem}"

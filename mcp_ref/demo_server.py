@@ -10,7 +10,7 @@ import base64
 import threading
 from pathlib import Path
 
-from mcp_ref import RequestContext, ResourceNotFound, Server, content
+from mcp_ref import EmbeddedResource, Image, RequestContext, ResourceNotFound, Server
 
 server = Server(
     "mcp-ref-demo",
@@ -59,9 +59,9 @@ def slow_count(ctx: RequestContext, steps: int = 5, delay: float = 0.2) -> str:
 
 
 @server.tool()
-def show_logo() -> list[dict[str, object]]:
+def show_logo() -> list[object]:
     """Return an image and an embedded resource."""
-    return [content.image(LOGO_PNG, "image/png"), content.embedded_resource("demo://readme", README, "text/plain")]
+    return [Image(LOGO_PNG), EmbeddedResource("demo://readme", README)]  # image/png is read from the bytes
 
 
 @server.tool()
@@ -189,7 +189,7 @@ def review_code(code: str, language: str = "python") -> list[dict[str, object]]:
 def explain_readme() -> list[dict[str, object]]:
     """A prompt that embeds a resource."""
     return [
-        {"role": "user", "content": content.embedded_resource("demo://readme", README, "text/plain")},
+        {"role": "user", "content": EmbeddedResource("demo://readme", README, "text/plain")},
         {"role": "user", "content": "Explain this document in one sentence."},
     ]
 

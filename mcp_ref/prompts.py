@@ -16,43 +16,54 @@ In short:
    while building the messages is -32603 (PRM-09). Arguments are checked first (PRM-10).
 
 Server side: ``PromptRegistry`` (used by ``@server.prompt``), with the argument list derived
-from the function's signature. Client side: ``list_prompts`` and ``get_prompt_params``.
+from the function's signature (descriptions from ``Annotated`` hints or the docstring, and
+string arguments converted for int, Enum, date... hints: hints.py). What the function returns
+becomes messages by the table in returns.py. Client side: ``list_prompts`` and
+``get_prompt_params``.
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import content, pagination
-from .jsonrpc import InvalidParams
-from .tools import context_parameter_name
+from . import pagination
+from .hints import ArgumentError
+from .jsonrpc import InternalError, InvalidParams
+from .returns import UnsupportedReturn, prompt_result
+from .signatures import Signature
 
-ROLES = ("user", "assistant")
+log = logging.getLogger("mcp_ref.prompts")
 
 
-def arguments_from_signature(fn: Callable[..., Any]) -> list[dict[str, Any]]:
+def arguments_from_signature(signature: Signature) -> list[dict[str, Any]]:
     """One argument per parameter (except the context); required when it has no default."""
-    context = context_parameter_name(fn)  # every other argument is a string on the wire
     arguments = []
-    for parameter in inspect.signature(fn).parameters.values():
-        if parameter.name == context or parameter.kind in (
-                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        arguments.append({"name": parameter.name, "required": parameter.default is inspect.Parameter.empty})
+    for parameter in signature.parameters:  # every one a string on the wire
+        argument: dict[str, Any] = {"name": parameter.name}
+        if parameter.description:
+            argument["description"] = parameter.description
+        argument["required"] = parameter.required
+        arguments.append(argument)
     return arguments
 
 
 class Prompt:
-    def __init__(self, fn: Callable[..., Any], name: str, description: str | None, arguments: list[dict[str, Any]]):
+    def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
+                 arguments: list[dict[str, Any]] | None = None):
         self.fn = fn
         self.name = name
         self.description = description
-        self.arguments = arguments
-        self.context_parameter = context_parameter_name(fn)
-        self.accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(fn).parameters.values())
+        signature = Signature(fn, f"prompt {name!r}")  # refuses async functions and unusable hints
+        self.read_arguments = signature.string_reader()
+        self.arguments = arguments if arguments is not None else arguments_from_signature(signature)
+        self.context_parameter = signature.context
+        self.accepts_any = signature.takes_kwargs
+        if arguments is not None:
+            _check_explicit_arguments(signature, arguments, name)
 
     def to_wire(self) -> dict[str, Any]:
         prompt: dict[str, Any] = {"name": self.name}
@@ -62,8 +73,9 @@ class Prompt:
             prompt["arguments"] = self.arguments
         return prompt
 
-    def check_arguments(self, arguments: dict[str, Any]) -> None:
-        """PRM-08, PRM-10: every required argument present, every value a string, no strangers."""
+    def check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """PRM-08, PRM-10: every required argument present, every value a string, no strangers;
+        returns them converted to the types the function's hints ask for."""
         known = {a["name"] for a in self.arguments}
         missing = [a["name"] for a in self.arguments if a.get("required") and a["name"] not in arguments]
         if missing:
@@ -75,6 +87,28 @@ class Prompt:
             if key not in known and not self.accepts_any:
                 raise InvalidParams(f"Unknown argument {key!r} for prompt {self.name!r}; it takes: "
                                     f"{', '.join(sorted(known)) or 'no arguments'}")
+        try:
+            return self.read_arguments(arguments)
+        except ArgumentError as exc:  # PRM-10: "abc" for an int, "purple" for an Enum...
+            raise InvalidParams(f"Invalid argument {exc.field!r} for prompt {self.name!r}: {exc.problem}",
+                                {"prompt": self.name, "field": exc.field, "problem": exc.problem}) from None
+
+
+def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, Any]], name: str) -> None:
+    """Arguments given by hand must be well formed and fit the function they are passed to."""
+    for argument in arguments:
+        if not isinstance(argument, dict) or not isinstance(argument.get("name"), str) \
+                or not isinstance(argument.get("required", False), bool):
+            raise TypeError(f"prompt {name!r}: each argument must be a dict with a str 'name' and an "
+                            f"optional bool 'required', not {argument!r}")
+    names = {a["name"] for a in arguments}
+    parameters = {p.name for p in signature.parameters}
+    strangers = sorted(names - parameters) if not signature.takes_kwargs else []
+    needed = sorted(p.name for p in signature.parameters if p.required and p.name not in names)
+    if strangers:
+        raise TypeError(f"prompt {name!r}: the function has no parameter for argument(s) {', '.join(strangers)}")
+    if needed:
+        raise TypeError(f"prompt {name!r}: the function requires {', '.join(needed)}, which no argument passes")
 
 
 class PromptRegistry:
@@ -92,11 +126,17 @@ class PromptRegistry:
         return name in self._prompts
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
-            arguments: list[dict[str, Any]] | None = None) -> Prompt:
-        prompt = Prompt(fn, name or fn.__name__, description if description is not None else inspect.getdoc(fn),
-                        arguments if arguments is not None else arguments_from_signature(fn))
+            arguments: list[dict[str, Any]] | None = None, *, replace: bool = False) -> Prompt:
+        """Register ``fn`` as a prompt. A name already taken is an error unless ``replace=True``."""
+        name = name if name is not None else getattr(fn, "__name__", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError("a prompt needs a name: pass name='...'")
+        prompt = Prompt(fn, name, description if description is not None else inspect.getdoc(fn), arguments)
         with self._lock:
-            self._prompts[prompt.name] = prompt
+            if name in self._prompts and not replace:
+                raise ValueError(f"a prompt named {name!r} is already registered; choose another name, "
+                                 "or pass replace=True to replace it")
+            self._prompts[name] = prompt
         self._on_change()  # PRM-02
         return prompt
 
@@ -121,33 +161,19 @@ class PromptRegistry:
         arguments = params.get("arguments") or {}
         if not isinstance(arguments, dict):
             raise InvalidParams('Invalid params: "arguments" must be an object of strings')
-        prompt.check_arguments(arguments)
-        kwargs: dict[str, Any] = dict(arguments)
+        kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
         if prompt.context_parameter:
             kwargs[prompt.context_parameter] = ctx
         value = prompt.fn(**kwargs)  # an exception here becomes -32603 (PRM-09)
-        result = value if isinstance(value, dict) and "messages" in value else {"messages": to_messages(value)}
+        try:
+            result = prompt_result(value)  # the conversion table of returns.py
+        except UnsupportedReturn as exc:  # PRM-09: the server's fault, said plainly
+            log.warning("prompt %s returned a %s that cannot be sent: %s", prompt.name, type(value).__name__, exc)
+            raise InternalError(f"Prompt {prompt.name!r} returned a {type(value).__name__}, which cannot be "
+                                f"sent as prompt messages: {exc}") from None
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result
-
-
-def to_messages(value: Any) -> list[dict[str, Any]]:
-    """A prompt function's return value -> ``PromptMessage`` items.
-
-    A str is one user message; a dict with ``role`` is one message (its ``content`` may be a
-    plain string); a list is converted item by item.
-    """
-    if isinstance(value, str):
-        return [{"role": "user", "content": content.text(value)}]
-    if isinstance(value, dict) and "role" in value:
-        if value["role"] not in ROLES:
-            raise ValueError(f"prompt message role must be 'user' or 'assistant', not {value['role']!r}")
-        body = value.get("content")
-        return [{**value, "content": content.text(body) if isinstance(body, str) else body}]
-    if isinstance(value, (list, tuple)):
-        return [message for item in value for message in to_messages(item)]
-    raise TypeError(f"a prompt must return a str, a message dict or a list of them, not {type(value).__name__}")
 
 
 def get_prompt_params(name: str, arguments: dict[str, str] | None) -> dict[str, Any]:

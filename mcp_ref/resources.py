@@ -18,21 +18,29 @@ In short:
 
 Templates here support RFC 6570 simple expansion ``{var}`` (one path segment, percent-decoded)
 and reserved expansion ``{+var}`` (may span ``/``). The handler receives the variables as
-keyword arguments.
+keyword arguments, converted to its hints (``{id}`` with ``id: int``: a URI whose id is not a
+number matches no resource; see hints.py). Its return value becomes ``contents`` by the table in
+returns.py.
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 import re
 import threading
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from . import content, jsonrpc, pagination
-from .jsonrpc import InvalidParams, ResourceNotFound
-from .tools import context_parameter_name
+from . import jsonrpc, pagination
+from .content import is_uri
+from .hints import ArgumentError
+from .jsonrpc import InternalError, InvalidParams, ResourceNotFound
+from .returns import UnsupportedReturn, resource_contents_list
+from .signatures import Signature
+
+log = logging.getLogger("mcp_ref.resources")
 
 _VARIABLE = re.compile(r"\{(\+?)([A-Za-z0-9_]+)\}")
 
@@ -67,11 +75,15 @@ class Resource:
         self.description = description
         self.mime_type = mime_type
         self.is_template = is_template
-        self.context_parameter = context_parameter_name(fn)
+        what = f"resource template {uri!r}" if is_template else f"resource {uri!r}"
+        signature = Signature(fn, what)  # refuses async functions and unusable hints
+        self.context_parameter = signature.context
         self.pattern: re.Pattern[str] | None = None
         self.variables: list[str] = []
         if is_template:
             self.pattern, self.variables = compile_template(uri)
+        _check_parameters(signature, self.variables, what)
+        self.read_variables = signature.string_reader(self.variables)
 
     def to_wire(self) -> dict[str, Any]:
         item: dict[str, Any] = {("uriTemplate" if self.is_template else "uri"): self.uri, "name": self.name}
@@ -89,23 +101,34 @@ class Resource:
             return None
         return {name: urllib.parse.unquote(value) for name, value in found.groupdict().items()}
 
-    def read(self, ctx: Any, uri: str, variables: dict[str, str]) -> list[dict[str, Any]]:
-        kwargs: dict[str, Any] = dict(variables)
+    def read(self, ctx: Any, uri: str, variables: dict[str, Any]) -> list[dict[str, Any]]:
+        """Call the function with the (converted) variables; its value as ``contents`` items."""
+        kwargs = dict(variables)
         if self.context_parameter:
             kwargs[self.context_parameter] = ctx
-        return self._contents(uri, self.fn(**kwargs))
+        value = self.fn(**kwargs)  # an exception here becomes -32603 (RES-07)
+        try:
+            return resource_contents_list(value, uri, self.mime_type)  # the table of returns.py
+        except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
+            log.warning("resource %s returned a %s that cannot be sent: %s", uri, type(value).__name__, exc)
+            raise InternalError(f"The handler of {uri} returned a {type(value).__name__}, which cannot be "
+                                f"sent as resource contents: {exc}") from None
 
-    def _contents(self, uri: str, value: Any) -> list[dict[str, Any]]:
-        """What the handler returned -> ``contents`` items (str: text, bytes: base64 blob)."""
-        if isinstance(value, dict) and isinstance(value.get("contents"), list):
-            return list(value["contents"])
-        if isinstance(value, (str, bytes)):
-            return [content.resource_contents(uri, value, self.mime_type)]
-        if isinstance(value, dict):
-            return [{"uri": uri, **value}]
-        if isinstance(value, (list, tuple)):
-            return [item for element in value for item in self._contents(uri, element)]
-        raise TypeError(f"resource handler for {uri!r} returned {type(value).__name__}; return str, bytes or a dict")
+
+def _check_parameters(signature: Signature, variables: list[str], what: str) -> None:
+    """The URI (template) must provide every parameter the function requires, and the
+    function must take every variable of the template."""
+    parameters = {p.name for p in signature.parameters}
+    for variable in variables:
+        if variable not in parameters and not signature.takes_kwargs:
+            raise ValueError(f"{what}: the function has no parameter {variable!r} for the variable "
+                             f"{{{variable}}}; rename one so that they match")
+    for parameter in signature.parameters:
+        if parameter.required and parameter.name not in variables:
+            how = (f"add {{{parameter.name}}} to the template" if variables else
+                   f"use @server.resource_template with {{{parameter.name}}} in the URI")
+            raise ValueError(f"{what}: the function requires {parameter.name!r}, which the URI does not "
+                             f"provide; {how}, or give the parameter a default")
 
 
 class ResourceRegistry:
@@ -122,11 +145,29 @@ class ResourceRegistry:
         return bool(self._resources or self._templates)
 
     def add(self, fn: Callable[..., Any], uri: str, name: str | None = None, description: str | None = None,
-            mime_type: str | None = None, *, template: bool = False) -> Resource:
-        resource = Resource(fn, uri, name or fn.__name__,
-                            description if description is not None else inspect.getdoc(fn), mime_type, template)
+            mime_type: str | None = None, *, template: bool = False, replace: bool = False) -> Resource:
+        """Register ``fn`` at ``uri`` (a URI template when ``template``). A URI already taken is an
+        error unless ``replace=True``."""
+        kind = "resource_template" if template else "resource"
+        if not isinstance(uri, str):
+            raise TypeError(f"@server.{kind} needs the URI first, e.g. @server.{kind}('notes://"
+                            f"{'{topic}' if template else 'today'}'), not {type(uri).__name__}")
+        if not is_uri(uri):  # RES-08: only URIs a client can use
+            raise ValueError(f"{uri!r} is not an absolute URI: give it a scheme, as in 'notes://{uri}'")
+        if not template and "{" in uri:
+            raise ValueError(f"{uri!r} has template variables: register it with @server.resource_template")
+        if template and "{" not in uri:
+            raise ValueError(f"{uri!r} has no {{variables}}: register it with @server.resource")
+        name = name if name is not None else getattr(fn, "__name__", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError("a resource needs a name: pass name='...'")
+        resource = Resource(fn, uri, name, description if description is not None else inspect.getdoc(fn),
+                            mime_type, template)
         with self._lock:
-            (self._templates if template else self._resources)[uri] = resource
+            table = self._templates if template else self._resources
+            if uri in table and not replace:
+                raise ValueError(f"{uri!r} is already registered; pass replace=True to replace it")
+            table[uri] = resource
         self._on_change()  # RES-02
         return resource
 
@@ -149,15 +190,22 @@ class ResourceRegistry:
         with self._lock:
             return uri in self._resources or uri in self._templates
 
-    def find(self, uri: str) -> tuple[Resource, dict[str, str]]:
-        """The resource serving ``uri``: a concrete one first, then templates in order."""
+    def find(self, uri: str) -> tuple[Resource, dict[str, Any]]:
+        """The resource serving ``uri`` and its variables: a concrete one first, then the
+        templates in order. A template matches when its variables convert to the hints."""
         with self._lock:
             candidates = [self._resources[uri]] if uri in self._resources else list(self._templates.values())
+        misfits = []
         for resource in candidates:
             variables = resource.match(uri)
-            if variables is not None:
-                return resource, variables
-        raise ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})  # RES-06
+            if variables is None:
+                continue
+            try:
+                return resource, resource.read_variables(variables)
+            except ArgumentError as exc:  # users://abc for {id} with id: int
+                misfits.append(f"{{{exc.field}}} of {resource.uri}: {exc.problem}")
+        why = f" ({'; '.join(misfits)})" if misfits else ""
+        raise ResourceNotFound(f"Resource not found: {uri}{why}", {"uri": uri})  # RES-06
 
     def read(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``resources/read``."""

@@ -37,6 +37,7 @@ from .prompts import PromptRegistry
 from .ratelimit import RateLimit
 from .resources import ResourceRegistry
 from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
+from .signatures import refuse_async
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -121,41 +122,57 @@ class Server:
     # --- registering features ---------------------------------------------------------------------
 
     def tool(self, name: str | None = None, description: str | None = None,
-             input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+             input_schema: dict[str, Any] | None = None, *, replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a tool. Name and description default to the function's name and
-        docstring; the input schema to one derived from its signature and type hints. A parameter
-        named ``ctx`` receives the request context. (``@server.tool`` without parentheses works too.)"""
+        docstring; the input schema to one derived from its type hints (hints.py). A parameter
+        named ``ctx`` receives the request context. The return value becomes content by the
+        table in returns.py. A name already registered is an error unless ``replace=True``.
+        (``@server.tool`` without parentheses works too.)"""
         if callable(name):  # used bare: @server.tool
             fn, name = name, None
             self.tools.add(fn)
             return fn
 
         def register(fn: F) -> F:
-            self.tools.add(fn, name, description, input_schema)
+            self.tools.add(fn, name, description, input_schema, replace=replace)
             return fn
         return register
 
     def resource(self, uri: str, name: str | None = None, description: str | None = None,
-                 mime_type: str | None = None) -> Callable[[F], F]:
-        """Decorator: register a resource at ``uri``. The function returns str (text) or bytes (blob)."""
+                 mime_type: str | None = None, *, replace: bool = False) -> Callable[[F], F]:
+        """Decorator: register a resource at ``uri``. The function returns str (text), bytes
+        (blob) or data (JSON); see returns.py. A URI already registered is an error unless
+        ``replace=True``."""
+        self._refuse_bare("resource", uri)
+
         def register(fn: F) -> F:
-            self.resources.add(fn, uri, name, description, mime_type)
+            self.resources.add(fn, uri, name, description, mime_type, replace=replace)
             return fn
         return register
 
     def resource_template(self, uri_template: str, name: str | None = None, description: str | None = None,
-                          mime_type: str | None = None) -> Callable[[F], F]:
+                          mime_type: str | None = None, *, replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a URI template such as ``notes://{topic}``; the function gets the
-        variables as keyword arguments."""
+        variables as keyword arguments (converted to its type hints), and must take each of them."""
+        self._refuse_bare("resource_template", uri_template)
+
         def register(fn: F) -> F:
-            self.resources.add(fn, uri_template, name, description, mime_type, template=True)
+            self.resources.add(fn, uri_template, name, description, mime_type, template=True, replace=replace)
             return fn
         return register
 
+    @staticmethod
+    def _refuse_bare(decorator: str, uri: Any) -> None:
+        if callable(uri):  # @server.resource without a URI: the function arrived in its place
+            example = "notes://{topic}" if decorator == "resource_template" else "notes://today"
+            raise TypeError(f"@server.{decorator} needs a URI: write @server.{decorator}({example!r}) "
+                            f"above {getattr(uri, '__name__', 'the function')}")
+
     def prompt(self, name: str | None = None, description: str | None = None,
-               arguments: list[dict[str, Any]] | None = None) -> Callable[[F], F]:
+               arguments: list[dict[str, Any]] | None = None, *, replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a prompt. Arguments default to the function's parameters (required
-        when they have no default). Return a str (one user message) or a list of messages.
+        when they have no default). Return a str (one user message) or a list of messages; see
+        returns.py. A name already registered is an error unless ``replace=True``.
         (``@server.prompt`` without parentheses works too.)"""
         if callable(name):  # used bare: @server.prompt
             fn, name = name, None
@@ -163,7 +180,7 @@ class Server:
             return fn
 
         def register(fn: F) -> F:
-            self.prompts.add(fn, name, description, arguments)
+            self.prompts.add(fn, name, description, arguments, replace=replace)
             return fn
         return register
 
@@ -171,17 +188,20 @@ class Server:
         """Decorator: a completer for one argument of a prompt (``"ref/prompt"``, prompt name)
         or one variable of a resource template (``"ref/resource"``, the URI template)."""
         def register(fn: F) -> F:
-            self.completions.add(ref_type, ref, argument, fn)
+            self.add_completion(ref_type, ref, argument, fn)
             return fn
         return register
 
     def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
         """Register a completer function, or a fixed list of values filtered by prefix."""
+        if callable(completer):
+            refuse_async(completer, f"the completer for {argument!r} of {ref!r}")
         self.completions.add(ref_type, ref, argument, completer)
 
     def on_roots_changed(self, callback: F) -> F:
         """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
         on a worker thread, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
+        refuse_async(callback, "an on_roots_changed callback")
         self._roots_callbacks.append(callback)
         return callback
 

@@ -10,15 +10,17 @@ In short:
 2. ``tools/list`` (paginated) returns each tool's ``name``, ``description`` and ``inputSchema``,
    a JSON Schema object describing the arguments.
 3. ``tools/call`` with ``name`` and ``arguments`` runs the tool. The result is a list of content
-   items (text, image, embedded resource) and ``isError``.
+   items (text, image, embedded resource, TOOL-07) and ``isError``.
 4. Two kinds of failure (TOOL-17, TOOL-18): a problem *finding or calling* the tool (unknown
    name, arguments that do not match the schema) is a protocol error, -32602; a tool that runs
    and fails returns a normal result with ``isError: true`` and a message the model can use.
 5. Servers must validate inputs (TOOL-08): we check arguments against ``inputSchema`` with
    jsonschema before the function is called.
 
-Server side: ``ToolRegistry`` (used by ``@server.tool``), with the input schema derived from the
-function's signature when not given. Client side: ``list_tools`` and ``call_tool``.
+Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives elsewhere:
+hints.py derives the ``inputSchema`` from the function's type hints and turns the arguments into
+typed values; returns.py turns what the function returns into content. Client side:
+``list_tools`` and ``call_tool_params``.
 """
 
 from __future__ import annotations
@@ -26,107 +28,37 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-import types
-import typing
 from collections.abc import Callable
-from typing import Any, Literal, Union
+from typing import Any
 
 from . import content, pagination
+from .hints import ArgumentError
 from .jsonrpc import InvalidParams, McpError
+from .returns import UnsupportedReturn, tool_result
+from .signatures import Signature
+from .signatures import context_parameter_name as context_parameter_name  # completion.py imports it from here
 
 log = logging.getLogger("mcp_ref.tools")
-
-# --- input schemas from signatures ---------------------------------------------------------------
-
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
-                               list: "array", tuple: "array", dict: "object"}
-
-
-def _schema_for(annotation: Any) -> dict[str, Any]:
-    """JSON Schema for one type hint: str, int, float, bool, list[T], dict, Optional[T], Literal."""
-    if annotation is inspect.Parameter.empty or annotation is Any:
-        return {}
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is Literal:
-        schema: dict[str, Any] = {"enum": list(args)}
-        kinds = {_JSON_TYPES.get(type(a)) for a in args}
-        if len(kinds) == 1 and None not in kinds:
-            schema["type"] = kinds.pop()
-        return schema
-    if origin is Union or origin is types.UnionType:
-        options = [_schema_for(a) for a in args if a is not type(None)]
-        schema = options[0] if len(options) == 1 else {"anyOf": options}
-        if type(None) in args:
-            schema = {"anyOf": [schema, {"type": "null"}]}
-        return schema
-    if origin in (list, tuple, set, frozenset):
-        schema = {"type": "array"}
-        if args and args[0] is not Ellipsis:
-            schema["items"] = _schema_for(args[0])
-        return schema
-    if origin is dict:
-        return {"type": "object"}
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    return {}
-
-
-def is_context_parameter(parameter: inspect.Parameter, hints: dict[str, Any]) -> bool:
-    """A parameter that receives the request context: named ``ctx`` or annotated RequestContext."""
-    hint = hints.get(parameter.name)
-    return parameter.name == "ctx" or getattr(hint, "__name__", hint) == "RequestContext"
-
-
-def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """The function's resolved type hints; its raw annotations if they cannot be resolved."""
-    try:
-        return typing.get_type_hints(fn)
-    except Exception:
-        return dict(getattr(fn, "__annotations__", {}))
-
-
-def input_schema_from_signature(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Derive a tool's ``inputSchema`` from its signature; parameters with defaults are optional."""
-    signature = inspect.signature(fn)
-    hints = type_hints(fn)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for parameter in signature.parameters.values():
-        if is_context_parameter(parameter, hints) or parameter.kind in (
-                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        properties[parameter.name] = _schema_for(hints.get(parameter.name, parameter.annotation))
-        if parameter.default is inspect.Parameter.empty:
-            required.append(parameter.name)
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
-        schema["additionalProperties"] = False
-    return schema
-
-
-def context_parameter_name(fn: Callable[..., Any]) -> str | None:
-    hints = type_hints(fn)
-    for parameter in inspect.signature(fn).parameters.values():
-        if is_context_parameter(parameter, hints):
-            return parameter.name
-    return None
 
 
 # --- the server's registry -----------------------------------------------------------------------
 
 
 class Tool:
-    """One registered tool: its wire description and the function behind it."""
+    """One registered tool: its wire description and the function behind it.
 
-    def __init__(self, fn: Callable[..., Any], name: str, description: str | None, input_schema: dict[str, Any]):
+    ``input_schema`` defaults to the one derived from the function's type hints (hints.py).
+    """
+
+    def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
+                 input_schema: dict[str, Any] | None = None):
         self.fn = fn
         self.name = name
         self.description = description
-        self.input_schema = input_schema
-        self.context_parameter = context_parameter_name(fn)
+        signature = Signature(fn, f"tool {name!r}")  # refuses async functions and unusable hints
+        self.input_schema = input_schema if input_schema is not None else signature.input_schema()
+        self.read_arguments = signature.json_reader(lenient=input_schema is not None)
+        self.context_parameter = signature.context
         self._validator: Any = None
 
     def to_wire(self) -> dict[str, Any]:
@@ -135,21 +67,26 @@ class Tool:
             tool["description"] = self.description
         return tool
 
-    def validate(self, arguments: dict[str, Any]) -> None:
-        """TOOL-08: raise InvalidParams naming the offending field."""
+    def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
+        values the function expects. InvalidParams (-32602) names the offending field."""
         if self._validator is None:
             import jsonschema  # heavy: imported on first use only
 
             self._validator = jsonschema.Draft7Validator(self.input_schema)
-        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))  # TOOL-08
         if errors:
-            error = errors[0]
-            field = "/".join(str(p) for p in error.absolute_path)
-            where = f" at {field!r}" if field else ""
-            raise InvalidParams(
-                f"Invalid arguments for tool {self.name!r}{where}: {error.message}",
-                {"tool": self.name, "field": field or None, "problem": error.message},
-            )
+            field = "/".join(str(p) for p in errors[0].absolute_path)
+            raise self._invalid(field, errors[0].message)
+        try:
+            return self.read_arguments(arguments)
+        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
+            raise self._invalid(exc.field, exc.problem) from None
+
+    def _invalid(self, field: str, problem: str) -> InvalidParams:
+        where = f" at {field!r}" if field else ""
+        return InvalidParams(f"Invalid arguments for tool {self.name!r}{where}: {problem}",
+                             {"tool": self.name, "field": field or None, "problem": problem})
 
 
 class ToolRegistry:
@@ -167,13 +104,19 @@ class ToolRegistry:
         return name in self._tools
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
-            input_schema: dict[str, Any] | None = None) -> Tool:
-        if input_schema is not None and input_schema.get("type") != "object":
+            input_schema: dict[str, Any] | None = None, *, replace: bool = False) -> Tool:
+        """Register ``fn`` as a tool. A name already taken is an error unless ``replace=True``."""
+        name = name if name is not None else getattr(fn, "__name__", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError("a tool needs a name: pass name='...'")
+        if input_schema is not None and (not isinstance(input_schema, dict) or input_schema.get("type") != "object"):
             raise ValueError('a tool\'s input_schema must be a JSON Schema with "type": "object"')
-        tool = Tool(fn, name or fn.__name__, description if description is not None else inspect.getdoc(fn),
-                    input_schema if input_schema is not None else input_schema_from_signature(fn))
+        tool = Tool(fn, name, description if description is not None else inspect.getdoc(fn), input_schema)
         with self._lock:
-            self._tools[tool.name] = tool
+            if name in self._tools and not replace:
+                raise ValueError(f"a tool named {name!r} is already registered; choose another name, "
+                                 "or pass replace=True to replace it")
+            self._tools[name] = tool
         self._on_change()  # TOOL-06
         return tool
 
@@ -203,8 +146,7 @@ class ToolRegistry:
             arguments = {}
         if not isinstance(arguments, dict):
             raise InvalidParams(f'Invalid params: "arguments" of tool {name!r} must be an object')
-        tool.validate(arguments)  # TOOL-08
-        kwargs = dict(arguments)
+        kwargs = tool.arguments(arguments)  # TOOL-08
         if tool.context_parameter:
             kwargs[tool.context_parameter] = ctx
         try:
@@ -215,7 +157,11 @@ class ToolRegistry:
             return _error_result(name, exc)  # a request the tool made failed (sampling refused...)
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
             return _error_result(name, exc)
-        return tool_result(value)
+        try:
+            return tool_result(value)  # the conversion table of returns.py
+        except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
+            log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
+            return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
 
 
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:
@@ -223,17 +169,6 @@ def _error_result(name: str, exc: Exception) -> dict[str, Any]:
     log.info("tool %s failed: %r", name, exc)
     message = str(exc) or type(exc).__name__
     return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}
-
-
-def tool_result(value: Any) -> dict[str, Any]:
-    """A tool function's return value -> a ``CallToolResult``.
-
-    A dict with ``content`` is used as it is (so a tool can set ``isError`` itself); anything
-    else is turned into content items (see content.to_content_list).
-    """
-    if isinstance(value, dict) and "content" in value:
-        return value
-    return {"content": content.to_content_list(value)}
 
 
 # --- the client's side ---------------------------------------------------------------------------

@@ -324,32 +324,6 @@ def test_a_server_can_end_the_session_itself(stdio_client: Callable[..., Client]
     assert process.wait(5) == 0
 
 
-def test_close_with_calls_in_flight_cancels_each_of_them(stdio_client: Callable[..., Client]) -> None:
-    client = stdio_client(timeout=30)
-    outcomes: list[BaseException] = []
-
-    def call() -> None:
-        try:
-            client.request("test/sleep", {"seconds": 20})
-        except BaseException as exc:
-            outcomes.append(exc)
-
-    threads = [threading.Thread(target=call) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + 5
-    while len(client.session._pending) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    sent: list[dict[str, Any]] = []
-    client.session._trace = lambda direction, data: sent.append(json.loads(data)) if direction == "->" else None
-    client.close()
-    for thread in threads:
-        thread.join(5)
-    cancelled = [m["params"]["requestId"] for m in sent if m.get("method") == "notifications/cancelled"]
-    assert len(cancelled) == 3 and len(set(cancelled)) == 3
-    assert len(outcomes) == 3 and all(isinstance(o, ConnectionClosed) for o in outcomes)
-
-
 # --- the in-memory link is bounded too -----------------------------------------------------------
 
 def test_the_memory_transport_bounds_its_queue() -> None:

@@ -14,7 +14,8 @@ from typing import Any, Literal
 import pytest
 
 from mcp_ref import Client, InvalidParams, MethodNotFound, RequestContext, RequestTimeout, Server
-from mcp_ref.tools import input_schema_from_signature, tool_result
+from mcp_ref.returns import tool_result
+from mcp_ref.signatures import Signature
 
 
 def test_list_tools_with_derived_schemas(connect: Callable[..., Client]) -> None:
@@ -129,7 +130,7 @@ def test_input_schema_from_signature_covers_the_common_types() -> None:
     def f(ctx: RequestContext, name: str, count: int, ratio: float, flag: bool, tags: list[str],
           extra: dict[str, Any], mode: Literal["a", "b"], maybe: int | None = None, opt: str = "x") -> None: ...
 
-    schema = input_schema_from_signature(f)
+    schema = Signature(f, "tool 'f'").input_schema()
     assert schema["required"] == ["name", "count", "ratio", "flag", "tags", "extra", "mode"]
     props = schema["properties"]
     assert "ctx" not in props
@@ -138,7 +139,8 @@ def test_input_schema_from_signature_covers_the_common_types() -> None:
     assert props["tags"] == {"type": "array", "items": {"type": "string"}}
     assert props["extra"] == {"type": "object"}
     assert props["mode"] == {"enum": ["a", "b"], "type": "string"}
-    assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}
+    assert props["opt"] == {"type": "string", "default": "x"}
     assert schema["additionalProperties"] is False
 
 
@@ -161,11 +163,11 @@ def test_explicit_input_schema_is_used_and_must_be_an_object(memory_client: Call
 
 def test_tool_results_from_return_values() -> None:
     assert tool_result("hi") == {"content": [{"type": "text", "text": "hi"}]}
-    assert tool_result(None) == {"content": []}
+    assert tool_result(None) == {"content": [{"type": "text", "text": "null"}]}
     assert tool_result(3) == {"content": [{"type": "text", "text": "3"}]}
     assert tool_result({"a": 1}) == {"content": [{"type": "text", "text": '{"a": 1}'}]}
     given = {"content": [{"type": "text", "text": "custom"}], "isError": True}
-    assert tool_result(given) is given
+    assert tool_result(given) == given
     assert tool_result(["a", {"type": "text", "text": "b"}]) == {
         "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
 
