@@ -308,6 +308,8 @@ class _WorkerPool:
             fn, args = item
             try:
                 fn(*args)
+            except ConnectionClosed as exc:  # background work whose peer left: nothing went wrong here
+                log.debug("background work ended: %s", exc)
             except BaseException:  # a worker must survive anything a handler does
                 log.exception("unexpected error in worker thread")
             with self._lock:
