@@ -101,18 +101,22 @@ class Resource:
             return None
         return {name: urllib.parse.unquote(value) for name, value in found.groupdict().items()}
 
-    def read(self, ctx: Any, uri: str, variables: dict[str, Any]) -> list[dict[str, Any]]:
-        """Call the function with the (converted) variables; its value as ``contents`` items."""
+    def read(self, ctx: Any, uri: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """Call the function with the (converted) variables; its value as a ``resources/read``
+        result: ``contents`` items, and the ``_meta`` of a result the function built itself."""
         kwargs = dict(variables)
         if self.context_parameter:
             kwargs[self.context_parameter] = ctx
         value = self.fn(**kwargs)  # an exception here becomes -32603 (RES-07)
         try:
-            return resource_contents_list(value, uri, self.mime_type)  # the table of returns.py
+            result = {"contents": resource_contents_list(value, uri, self.mime_type)}  # the table of returns.py
         except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
             log.warning("resource %s returned a %s that cannot be sent: %s", uri, type(value).__name__, exc)
             raise InternalError(f"The handler of {uri} returned a {type(value).__name__}, which cannot be "
                                 f"sent as resource contents: {exc}") from None
+        if isinstance(value, dict) and "contents" in value and isinstance(value.get("_meta"), dict):
+            result["_meta"] = value["_meta"]  # every result may carry _meta: keep the author's
+        return result
 
 
 def _check_parameters(signature: Signature, variables: list[str], what: str) -> None:
@@ -211,7 +215,7 @@ class ResourceRegistry:
         """``resources/read``."""
         uri = _uri_param(params)
         resource, variables = self.find(uri)
-        return {"contents": resource.read(ctx, uri, variables)}
+        return resource.read(ctx, uri, variables)
 
     # --- subscriptions ---------------------------------------------------------------------------
 

@@ -425,3 +425,12 @@ def test_a_bad_line_on_a_real_stdio_client_connection_is_answered() -> None:
     got = [strict_json(line[4:]) for line in lines if line.startswith("GOT ")]
     errors = [m for m in got if "error" in m]
     assert errors and errors[0]["id"] is None and errors[0]["error"]["code"] == -32700
+
+
+def test_meta_of_a_read_result_reaches_the_wire(memory_client: Callable[..., Client]) -> None:
+    server = Server("meta")
+    server.resource("a://b")(lambda: {"contents": [{"uri": "a://b", "text": "hi"}], "_meta": {"k": [1]}})
+    server.resource("a://c")(lambda: {"contents": [{"uri": "a://c", "text": "hi"}]})
+    client = memory_client(server)
+    assert client.read_resource("a://b") == {"contents": [{"uri": "a://b", "text": "hi"}], "_meta": {"k": [1]}}
+    assert client.read_resource("a://c") == {"contents": [{"uri": "a://c", "text": "hi"}]}
