@@ -30,8 +30,9 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
 - ``max_body_bytes`` = 4 MiB: a larger POST body is answered 413.
 - ``max_streams`` = 100 open event streams (each holds a thread and a session): one more GET is
   answered 503 with ``Retry-After``.
-- ``max_queued`` = 1,000 messages waiting to be written to one client's stream: a client that
-  lets more pile up is not reading; its session is closed and its stream ends.
+- ``max_queued`` = 1,000 messages waiting to be written to one client's stream. A sender that
+  finds them all waiting waits for room, up to its timeout; if none comes, the client is not
+  reading: its session is closed and its connection cut.
 - ``keepalive`` = 15 s: a comment line on an idle stream, so proxies keep the connection.
 - A client that hangs up is noticed within half a second (its socket is polled), and its
   session ends. Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a
@@ -107,15 +108,20 @@ def _hostname(host: str) -> str:
 class _StreamTransport:
     """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``.
 
-    ``outbox`` holds at most ``max_queued`` messages. It fills only when the client stops
-    reading (the stream writes as fast as the client takes), so ``send`` never waits for room:
-    a full outbox raises ``OSError``, which closes the session (the Transport contract).
+    ``outbox`` holds at most ``max_queued`` messages. A sender that finds it full waits for
+    room, up to its timeout: a burst is slowed to the pace of the client. If no room comes in
+    that time, the stream has taken nothing: its writer is stuck, the client is not reading.
+    ``send`` then raises ``OSError``, which closes the session (the Transport contract), and
+    the client's socket (``sock``, if the WSGI server gives it) is shut down, so the stuck
+    writer lets go at once.
     """
 
-    def __init__(self, max_queued: int) -> None:
+    def __init__(self, max_queued: int, sock: socket.socket | None) -> None:
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.outbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
+        self._socket = sock
         self._closed = False
+        self._stalled = False
 
     def receive(self) -> bytes | None:
         return self.inbox.get()
@@ -124,16 +130,22 @@ class _StreamTransport:
         if self._closed:
             raise OSError("the event stream is closed")
         try:
-            self.outbox.put_nowait(data)
+            self.outbox.put(data, timeout=timeout)
         except queue.Full:
-            raise OSError(f"the client left {self.outbox.maxsize} messages unread on its event stream; "
-                          "disconnecting it") from None
+            self._stalled = True
+            raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
+                          f"{self.outbox.maxsize} messages unread; disconnecting it") from None
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
             self.inbox.put(None)
             _end_stream(self.outbox)
+            if self._stalled and self._socket is not None:
+                try:
+                    self._socket.shutdown(socket.SHUT_RDWR)  # fails the write it is stuck in
+                except OSError:
+                    pass
 
     def describe_close(self) -> str:
         return "the client's event stream closed"
@@ -222,7 +234,8 @@ class SseApp:
 
     def _open_stream(self, request: Request) -> Response:
         session_id = secrets.token_hex(16)  # 128 random bits
-        transport = _StreamTransport(self.max_queued)
+        client_socket = request.environ.get("werkzeug.socket")
+        transport = _StreamTransport(self.max_queued, client_socket if isinstance(client_socket, socket.socket) else None)
         with self._lock:
             if len(self._streams) >= self.max_streams:
                 return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
@@ -233,7 +246,6 @@ class SseApp:
         session.start()
         query = urllib.parse.urlencode({self.session_param: session_id})
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
-        client_socket = request.environ.get("werkzeug.socket")
 
         def stream() -> Iterator[bytes]:
             try:

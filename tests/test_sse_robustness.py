@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from mcp_ref import Client, ConnectionClosed, RequestTimeout, Server
+from mcp_ref import Client, ConnectionClosed, RequestContext, RequestTimeout, Server
 from mcp_ref.sse import HttpError, SseHttpServer
 
 from .test_transports_sse import INIT, RawStream, make_server, post
@@ -268,39 +268,93 @@ def test_event_streams_beyond_max_streams_are_told_to_retry_later() -> None:
         second.close()
 
 
-def test_a_client_that_never_reads_its_stream_is_disconnected() -> None:
+def lazy_client(http: SseHttpServer) -> tuple[socket.socket, str]:
+    """A client that opens its event stream, reads up to the endpoint, and never reads again."""
+    lazy = socket.socket()
+    lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills fast
+    lazy.connect(("127.0.0.1", http.port))
+    lazy.sendall(b"GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    received = b""
+    while b"session_id=" not in received or not received.endswith(b"\n\n"):
+        received += lazy.recv(4096)
+    path = received.split(b"data: ", 1)[1].split(b"\n")[0].decode()
+    endpoint = http.url.rsplit("/sse", 1)[0] + path
+    assert post(endpoint, INIT).status_code == 202
+    assert post(endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202
+    return lazy, endpoint
+
+
+def connection_ends(sock: socket.socket) -> bool:
+    """Read what the server had sent until it hangs up; False if it does not within 5 s."""
+    sock.settimeout(5)
+    try:
+        while sock.recv(1024 * 1024):
+            pass
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        return False
+    finally:
+        sock.close()
+    return True
+
+
+def test_a_client_that_never_reads_its_stream_is_disconnected_when_its_queue_is_full() -> None:
     server = make_server()
 
     @server.tool()
-    def big(size: int) -> str:
-        return "x" * size
+    def flood(ctx: RequestContext) -> str:
+        while True:  # until the session closes under it; each message may wait 0.3 s for room
+            ctx.session.notify("notifications/message", {"level": "info", "data": "x" * 10_000}, timeout=0.3)
 
-    with server.sse_server(max_queued=4, write_timeout=1) as http:
-        lazy = socket.socket()
-        lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills fast
-        lazy.connect(("127.0.0.1", http.port))
-        lazy.sendall(b"GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        received = b""
-        while b"session_id=" not in received or not received.endswith(b"\n\n"):
-            received += lazy.recv(4096)
-        endpoint = http.url.rsplit("/sse", 1)[0] + received.split(b"data: ", 1)[1].split(b"\n")[0].decode()
-        (session,) = http.app.server.sessions
-        assert post(endpoint, INIT).status_code == 202
-        post(endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        for n in range(60):  # 15 MiB of answers that nobody reads
-            call = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                    "params": {"name": "big", "arguments": {"size": 256 * 1024}}}
-            if post(endpoint, call).status_code != 202:
-                break  # the session is gone already
+    with server.sse_server(max_queued=4, write_timeout=60) as http:  # not the write timeout: the queue
+        before = set(threading.enumerate())
+        lazy, endpoint = lazy_client(http)
+        (session,) = server.sessions
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "flood"}}
+        assert post(endpoint, call).status_code == 202
         assert session.closed.wait(10)
-        assert "unread" in (session.close_reason or "")
+        assert "took nothing from its event stream for 0.3 s, with 4 messages unread" in (session.close_reason or "")
         assert post(endpoint, {"jsonrpc": "2.0", "id": "p", "method": "ping"}).status_code == 404
-        # The thread writing to it gave up too: the connection ends after what was in flight.
-        lazy.settimeout(5)
-        while lazy.recv(1024 * 1024):
-            pass
-        lazy.close()
         assert http.app.session_count == 0
+        # Every thread this client cost ends, the one stuck writing to its stream included: it
+        # is let go at once, not after write_timeout, and without the client reading a byte.
+        threads = set(threading.enumerate()) - before
+        assert wait_until(lambda: not any(t.is_alive() for t in threads), 3), threads
+        lazy.close()
+
+
+def test_a_client_that_stops_taking_a_write_is_disconnected_after_write_timeout() -> None:
+    server = make_server()
+
+    @server.tool()
+    def big() -> str:
+        return "x" * 16 * 1024 * 1024  # more than any socket buffer holds
+
+    with server.sse_server(write_timeout=0.5) as http:
+        lazy, endpoint = lazy_client(http)
+        (session,) = server.sessions
+        assert post(endpoint, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "big"}}).status_code == 202
+        assert session.closed.wait(5)
+        assert session.close_reason == "the client's event stream closed"
+        assert connection_ends(lazy)
+
+
+def test_a_burst_of_messages_reaches_a_client_that_reads() -> None:
+    server = make_server()
+
+    @server.tool()
+    def chatty(ctx: RequestContext, count: int) -> str:
+        for n in range(count):  # faster than the stream writes: the queue slows this loop instead
+            ctx.log("info", n)
+        return "done"
+
+    logged: list[Any] = []
+    with server.sse_server(max_queued=10) as http:
+        with Client.sse(http.url, timeout=10, on_log_message=lambda params: logged.append(params["data"])) as client:
+            client.set_logging_level("debug")
+            assert client.call_tool("chatty", {"count": 3000})["content"][0]["text"] == "done"
+    assert logged == list(range(3000))
 
 
 # --- the server: what a session leaves behind, and hostile bodies -------------------------------
