@@ -374,7 +374,7 @@ class SseClientTransport:
         # Until the endpoint has come, every wait ends by this moment (see _short_reads).
         self._setup_deadline: float | None = time.monotonic() + timeout
         try:
-            self._response = self._http.get(url, stream=True, timeout=(timeout, timeout),
+            self._response = self._http.get(url, stream=True, timeout=(timeout, timeout),  # LC-24
                                             headers={"Accept": "text/event-stream", "Cache-Control": "no-cache"})
         except requests.Timeout:
             self._http.close()
@@ -413,7 +413,7 @@ class SseClientTransport:
                 if self._setup_deadline is not None and time.monotonic() > self._setup_deadline:
                     raise TimeoutError  # events came, but not the endpoint
                 event = next(self._events)
-                if event.event == "endpoint":
+                if event.event == "endpoint":  # TR-11
                     self._accept_endpoint(event.data)
                 elif event.event == "message":
                     self._early.append(event.data.encode("utf-8"))
@@ -426,11 +426,16 @@ class SseClientTransport:
                                    "is this an MCP SSE endpoint?") from None
         except Exception as exc:  # a read timed out (urllib3 wraps it), or the connection broke
             self.close()
-            raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s "
-                                   f"({type(exc).__name__}); is this an MCP SSE endpoint?") from None
+            if self._setup_deadline is not None and time.monotonic() >= self._setup_deadline:
+                raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s; "
+                                       "is this an MCP SSE endpoint?") from None
+            raise ConnectionClosed(f"the event stream at {self.url} broke before its endpoint event: {exc}") from exc
         self._setup_deadline = None
         if self._socket is not None:
             self._socket.settimeout(None)
+        else:
+            log.warning("cannot reach the socket of the event stream at %s: it keeps a read timeout of %g s, "
+                        "so it ends after that long without an event", self.url, self.timeout)
 
     def receive(self) -> bytes | None:
         if self._early:
@@ -462,7 +467,8 @@ class SseClientTransport:
         if bound <= 0:
             raise TimeoutError(f"no time left to POST to {self._endpoint}")
         try:
-            # Both to connect and to wait for the answer: a frozen server costs at most the bound.
+            # LC-24: both to connect and to wait for the answer, so a frozen server costs a
+            # request no more than its own timeout.
             response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
                                        headers={"Content-Type": "application/json"})
         except requests.Timeout:  # the session turns it into RequestTimeout for the caller
@@ -498,10 +504,12 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 
 def _socket_of(response: Any) -> socket.socket | None:
-    """The socket under a streaming requests response, so that close() can wake a blocked reader.
+    """The socket under a streaming requests response: to bound the reads of set-up, to lift
+    that bound once the endpoint has come, and so that close() can wake a blocked reader.
 
-    urllib3 does not expose it; we look along http.client's attributes and give up quietly if
-    they change (close() then still works, the reader just wakes at the next byte or EOF).
+    urllib3 does not expose it; we look along http.client's attributes and give up if they
+    change (set-up is then bounded per read, the open stream keeps its read timeout, and the
+    reader wakes at the next byte or EOF; the SSE tests would show it).
     """
     try:
         sock = response.raw._fp.fp.raw._sock
