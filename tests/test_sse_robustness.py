@@ -162,10 +162,10 @@ def test_connecting_to_a_frozen_server_times_out(frozen: tuple[str, Freezer]) ->
 
 def test_an_open_stream_may_stay_idle_longer_than_the_connect_timeout(new_tap: Callable[[], Any]) -> None:
     with make_server().sse_server(keepalive=60) as http:  # no keepalive comments during the test
-        with Client.sse(http.url, timeout=0.5, trace=new_tap()) as client:
+        with Client.sse(http.url, timeout=1, trace=new_tap()) as client:
             (session,) = http.app.server.sessions
-            assert not session.closed.wait(1.5)  # a read timeout on the stream would have ended it
-            client.ping()
+            assert not session.closed.wait(1.5)  # silence on the stream, longer than the timeout
+            client.ping()  # its answer comes on the stream: a read timeout would have ended it
 
 
 # --- the server: limits ------------------------------------------------------------------------
