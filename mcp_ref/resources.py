@@ -229,7 +229,11 @@ class ResourceRegistry:
     def unsubscribe(self, session: Any, params: dict[str, Any]) -> dict[str, Any]:
         uri = _uri_param(params)
         with self._lock:
-            self._subscribers.get(uri, set()).discard(session)
+            sessions = self._subscribers.get(uri)
+            if sessions is not None:
+                sessions.discard(session)
+                if not sessions:
+                    del self._subscribers[uri]  # an empty entry is memory nobody uses
         return {}
 
     def subscribers(self, uri: str) -> list[Any]:
@@ -237,9 +241,12 @@ class ResourceRegistry:
             return list(self._subscribers.get(uri, ()))
 
     def forget_session(self, session: Any) -> None:
+        """Drop every subscription of a session that ended, and the URIs nobody else watches."""
         with self._lock:
-            for sessions in self._subscribers.values():
+            for uri, sessions in list(self._subscribers.items()):
                 sessions.discard(session)
+                if not sessions:
+                    del self._subscribers[uri]
 
 
 MAX_URI_LENGTH = 8192  # characters; longer URIs are refused before any handler sees them

@@ -326,25 +326,33 @@ class Server:
 
     def wsgi_app(self, **options: Any) -> SseApp:
         """This server as a WSGI application speaking HTTP with SSE (see sse.SseApp for options:
-        ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, ``max_body_bytes``...).
+        ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
+        ``max_body_bytes``, ``max_streams``, ``max_queued``, ``keepalive``).
         Run it under any *threaded* WSGI server: each event stream holds a thread."""
         from .sse import SseApp
 
         return SseApp(self, **options)
 
-    def sse_server(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> SseHttpServer:
-        """Serve HTTP with SSE in a background thread; use as a context manager (``.url``, ``.close()``)."""
+    def sse_server(self, host: str = "127.0.0.1", port: int = 0, *, request_timeout: float | None = None,
+                   write_timeout: float | None = None, **options: Any) -> SseHttpServer:
+        """Serve HTTP with SSE in a background thread; use as a context manager (``.url``, ``.close()``).
+        ``request_timeout`` and ``write_timeout`` bound slow clients (see http_server.py; None:
+        the defaults); other options go to ``wsgi_app``."""
         from .sse import SseHttpServer
 
-        return SseHttpServer(self.wsgi_app(**options), host, port).start()
+        return SseHttpServer(self.wsgi_app(**options), host, port, request_timeout=request_timeout,
+                             write_timeout=write_timeout).start()
 
     def serve_sse(self, host: str = "127.0.0.1", port: int = 8000, *, log_requests: bool = True,
-                  on_ready: Callable[[str], None] | None = None, **options: Any) -> None:
+                  on_ready: Callable[[str], None] | None = None, request_timeout: float | None = None,
+                  write_timeout: float | None = None, **options: Any) -> None:
         """Serve HTTP with SSE on werkzeug's threaded server until interrupted (TR-07: localhost
-        by default). ``on_ready(url)`` is called once the port is bound."""
+        by default). ``on_ready(url)`` is called once the port is bound. Options as for
+        ``sse_server``."""
         from .sse import SseHttpServer
 
-        http = SseHttpServer(self.wsgi_app(**options), host, port, log_requests=log_requests)
+        http = SseHttpServer(self.wsgi_app(**options), host, port, log_requests=log_requests,
+                             request_timeout=request_timeout, write_timeout=write_timeout)
         if on_ready is not None:
             on_ready(http.url)
         try:

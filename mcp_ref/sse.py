@@ -20,14 +20,31 @@ In short:
    body size, and should sit behind authentication when exposed.
 
 The POST status codes are not in the spec; we follow what the official SDKs do: 202 accepted;
-400 missing session id or malformed JSON; 404 unknown session; 405 wrong method; 413 body over
-``max_body_bytes`` (4 MiB by default); 415 content type other than ``application/json``; 403
-disallowed ``Origin``; 421 disallowed ``Host``.
+400 missing session id or malformed JSON (nested too deeply to read included); 404 unknown
+session; 405 wrong method; 413 body over ``max_body_bytes``; 415 content type other than
+``application/json``; 403 disallowed ``Origin``; 421 disallowed ``Host``. Ours besides: 408 a
+body that did not arrive whole in time; 503 (with ``Retry-After``) too many open streams.
+
+Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/``serve_sse``):
+
+- ``max_body_bytes`` = 4 MiB: a larger POST body is answered 413.
+- ``max_streams`` = 100 open event streams (each holds a thread and a session): one more GET is
+  answered 503 with ``Retry-After``.
+- ``max_queued`` = 1,000 messages waiting to be written to one client's stream. A sender that
+  finds them all waiting waits for room, up to its timeout; if none comes, the client is not
+  reading: its session is closed and its connection cut.
+- ``keepalive`` = 15 s: a comment line on an idle stream, so proxies keep the connection.
+- A client that hangs up is noticed within half a second (its socket is polled), and its
+  session ends. Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a
+  request to arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
 
 Server: ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any threaded WSGI
 server can run it; ``SseHttpServer`` runs it on werkzeug's threaded server. Client:
 ``SseClientTransport``, requests for HTTP and sseclient-py for the event stream, fed by short
-reads so that each event is handled the moment it arrives.
+reads so that each event is handled the moment it arrives. Every wait of the client is
+bounded: opening the stream and the ``endpoint`` event by ``timeout``; each POST by the
+timeout the session gives it (a request's own); the open stream may then stay idle for as long
+as it likes (``Client(ping_interval=...)`` watches over it).
 """
 
 from __future__ import annotations
@@ -44,9 +61,10 @@ import urllib.parse
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from werkzeug.serving import make_server
+from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
+from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError
 
 if TYPE_CHECKING:
@@ -55,10 +73,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcp_ref.sse")
 
+# --- limits (each a keyword of SseApp; the README's "Limits and failure behaviour" lists them) ---
+
+# Bytes in one POST body: one message must not be able to exhaust the server's memory.
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+# Open event streams: each holds a thread and a session, so there must be a ceiling.
+DEFAULT_MAX_STREAMS = 100
+# Seconds a client refused for too many streams is told to wait (Retry-After).
+RETRY_AFTER_SECONDS = 5
+# Messages waiting to be written to one client's stream: a client that does not read is
+# disconnected, it does not get to grow the server's memory.
+DEFAULT_MAX_QUEUED = 1000
+# Seconds of silence on a stream before a comment line, so proxies do not drop it.
 KEEPALIVE_SECONDS = 15.0
+# Seconds between checks that an idle stream's client is still there.
+_POLL_SECONDS = 0.5
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-_POLL_SECONDS = 0.5  # how often an idle stream checks whether its client went away
 
 
 def sse_event(event: str, data: bytes) -> bytes:
@@ -75,12 +106,22 @@ def _hostname(host: str) -> str:
 
 
 class _StreamTransport:
-    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``."""
+    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``.
 
-    def __init__(self) -> None:
+    ``outbox`` holds at most ``max_queued`` messages. A sender that finds it full waits for
+    room, up to its timeout: a burst is slowed to the pace of the client. If no room comes in
+    that time, the stream has taken nothing: its writer is stuck, the client is not reading.
+    ``send`` then raises ``OSError``, which closes the session (the Transport contract), and
+    the client's socket (``sock``, if the WSGI server gives it) is shut down, so the stuck
+    writer lets go at once.
+    """
+
+    def __init__(self, max_queued: int, sock: socket.socket | None) -> None:
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.outbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
+        self._socket = sock
         self._closed = False
+        self._stalled = False
 
     def receive(self) -> bytes | None:
         return self.inbox.get()
@@ -88,16 +129,40 @@ class _StreamTransport:
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
             raise OSError("the event stream is closed")
-        self.outbox.put(data)
+        try:
+            self.outbox.put(data, timeout=timeout)
+        except queue.Full:
+            self._stalled = True
+            raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
+                          f"{self.outbox.maxsize} messages unread; disconnecting it") from None
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
             self.inbox.put(None)
-            self.outbox.put(None)
+            _end_stream(self.outbox)
+            if self._stalled and self._socket is not None:
+                try:
+                    self._socket.shutdown(socket.SHUT_RDWR)  # fails the write it is stuck in
+                except OSError:
+                    pass
 
     def describe_close(self) -> str:
         return "the client's event stream closed"
+
+
+def _end_stream(outbox: queue.Queue[bytes | None]) -> None:
+    """Queue the end-of-stream marker after what is queued. A full outbox belongs to a client
+    that is not reading: messages are dropped to make room, since it will not read them."""
+    while True:
+        try:
+            outbox.put_nowait(None)
+            return
+        except queue.Full:
+            try:
+                outbox.get_nowait()
+            except queue.Empty:
+                pass
 
 
 class SseApp:
@@ -107,11 +172,14 @@ class SseApp:
     origins (``https://app.example``) accepted in an ``Origin`` header. Both default to
     localhost only; ``["*"]`` accepts any. A request without ``Origin`` (not from a browser)
     is accepted. ``session_param`` names the query parameter carrying the session id.
+    ``max_body_bytes``, ``max_streams``, ``max_queued`` and ``keepalive`` are the limits listed
+    in the module docstring.
     """
 
     def __init__(self, server: Server, *, sse_path: str = "/sse", message_path: str = "/messages/",
                  session_param: str = "session_id", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+                 max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
                  keepalive: float = KEEPALIVE_SECONDS, trace: TraceCallback | None = None):
         self.server = server
         self.sse_path = sse_path
@@ -120,6 +188,8 @@ class SseApp:
         self.allowed_hosts = frozenset(allowed_hosts)
         self.allowed_origins = frozenset(allowed_origins) if allowed_origins is not None else None
         self.max_body_bytes = max_body_bytes
+        self.max_streams = max_streams
+        self.max_queued = max_queued
         self.keepalive = keepalive
         self.trace = trace
         self._streams: dict[str, _StreamTransport] = {}
@@ -135,9 +205,9 @@ class SseApp:
         if not self._origin_allowed(request.headers.get("Origin")):  # TR-06
             return _plain(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
         if request.path == self.sse_path:
-            return self._open_stream(request) if request.method == "GET" else _plain(405, "use GET", allow="GET")
+            return self._open_stream(request) if request.method == "GET" else _plain(405, "use GET", headers={"Allow": "GET"})
         if request.path == self.message_path:
-            return self._post(request) if request.method == "POST" else _plain(405, "use POST", allow="POST")
+            return self._post(request) if request.method == "POST" else _plain(405, "use POST", headers={"Allow": "POST"})
         return _plain(404, f"not found; the event stream is at {self.sse_path}")
 
     def _origin_allowed(self, origin: str | None) -> bool:
@@ -164,15 +234,18 @@ class SseApp:
 
     def _open_stream(self, request: Request) -> Response:
         session_id = secrets.token_hex(16)  # 128 random bits
-        transport = _StreamTransport()
-        session = self.server.open_session(transport, trace=self.trace)
+        client_socket = request.environ.get("werkzeug.socket")
+        transport = _StreamTransport(self.max_queued, client_socket if isinstance(client_socket, socket.socket) else None)
         with self._lock:
-            self._streams[session_id] = transport
+            if len(self._streams) >= self.max_streams:
+                return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
+                              headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+            self._streams[session_id] = transport  # the place is taken before the session exists
+        session = self.server.open_session(transport, trace=self.trace)
         session.on_close(lambda s: self._forget(session_id))
         session.start()
         query = urllib.parse.urlencode({self.session_param: session_id})
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
-        client_socket = request.environ.get("werkzeug.socket")
 
         def stream() -> Iterator[bytes]:
             try:
@@ -218,77 +291,46 @@ class SseApp:
             return _plain(415, "the body must be application/json")
         if request.content_length is not None and request.content_length > self.max_body_bytes:
             return _plain(413, f"the body is larger than {self.max_body_bytes} bytes")
-        body = request.stream.read(self.max_body_bytes + 1)
+        try:
+            body = request.stream.read(self.max_body_bytes + 1)
+        except ClientDisconnected:  # it stopped coming: the server's request_timeout, or the client left
+            return _plain(408, "the body did not arrive whole in time")
         if len(body) > self.max_body_bytes:
             return _plain(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:
             json.loads(body)
+        except RecursionError:  # valid JSON perhaps, but deeper than any message needs or json can read
+            return _plain(400, "malformed JSON: nested too deeply to read")
         except (ValueError, UnicodeDecodeError) as exc:
             return _plain(400, f"malformed JSON: {exc}")
         transport.inbox.put(body)  # queued before we answer, so the client's order is kept
         return _plain(202, "Accepted")
 
 
-def _plain(status: int, text: str, *, allow: str | None = None) -> Response:
-    response = Response(text, status=status, mimetype="text/plain")
-    if allow:
-        response.headers["Allow"] = allow
-    return response
+def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(text, status=status, mimetype="text/plain", headers=headers)
 
 
 def _peer_gone(sock: Any) -> bool:
     """Whether the client closed its end: a GET sends nothing more, so readable means EOF."""
     if not isinstance(sock, socket.socket):
         return False  # another WSGI server: the next write (at the latest the keepalive) will tell
+    if sock.fileno() < 0:
+        return True
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
+        return _readable_now(sock) and sock.recv(1, socket.MSG_PEEK) == b""
+    except ValueError:  # a TLS socket takes no MSG_PEEK: we cannot tell, the next write will
+        return False
+    except OSError:  # reset by the client
         return True
 
 
-class SseHttpServer:
-    """An ``SseApp`` on werkzeug's threaded server (one thread per connection).
-
-    ``with server.sse_server(port=0) as http: print(http.url)`` serves in the background until
-    the block ends; ``serve_forever()`` serves on the calling thread.
-    """
-
-    def __init__(self, app: SseApp, host: str = "127.0.0.1", port: int = 8000, *, log_requests: bool = False):
-        self.app = app
-        if not log_requests:
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)
-        self._wsgi = make_server(host, port, app, threaded=True)
-        self.host = host
-        self.port = self._wsgi.server_port
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{self.port}{app.sse_path}"
-        self._thread: threading.Thread | None = None
-
-    def serve_forever(self) -> None:
-        try:
-            self._wsgi.serve_forever()
-        finally:
-            self.app.close()
-
-    def start(self) -> SseHttpServer:
-        self._thread = threading.Thread(target=self.serve_forever, name="mcp_ref-sse-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        """Stop accepting, end every session, and release the port."""
-        self.app.close()
-        self._wsgi.shutdown()
-        self._wsgi.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> SseHttpServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def _readable_now(sock: socket.socket) -> bool:
+    if hasattr(select, "poll"):  # poll, unlike select, works for any descriptor number
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([sock], [], [], 0)[0])  # Windows: no poll, and no such limit in its select
 
 
 # --- the client side ---------------------------------------------------------------------------
@@ -309,9 +351,11 @@ class HttpError(McpError):
 class SseClientTransport:
     """The client's end: a GET for the event stream, a POST per message, one requests.Session.
 
-    The constructor opens the stream (waiting at most ``timeout`` to connect). The ``endpoint``
-    event is read by the session's reader thread like any other; ``send`` waits for it (at most
-    ``timeout``), resolves it against ``url`` and refuses one on another origin.
+    The constructor opens the stream and reads it up to the ``endpoint`` event (TR-11), all
+    within ``timeout``; it resolves the endpoint against ``url`` and refuses one on another
+    origin. The stream may then stay idle as long as it likes (its read timeout is lifted).
+    ``send`` POSTs one message within the timeout the session gives it, and raises
+    ``TimeoutError`` when the server did not answer in time (the Transport contract).
     """
 
     def __init__(self, url: str, *, headers: dict[str, str] | None = None, timeout: float = 30.0):
@@ -324,13 +368,17 @@ class SseClientTransport:
         self._http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=32))
         self._http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=32))
         self._http.headers.update(headers or {})
-        self._endpoint: str | None = None
-        self._endpoint_error: str | None = None
-        self._endpoint_ready = threading.Event()
+        self._endpoint = ""
+        self._early: list[bytes] = []  # messages before the endpoint event (a server that breaks TR-11)
         self._closing = False
+        # Until the endpoint has come, every wait ends by this moment (see _short_reads).
+        self._setup_deadline: float | None = time.monotonic() + timeout
         try:
-            self._response = self._http.get(url, stream=True, timeout=(timeout, None),
+            self._response = self._http.get(url, stream=True, timeout=(timeout, timeout),  # LC-24
                                             headers={"Accept": "text/event-stream", "Cache-Control": "no-cache"})
+        except requests.Timeout:
+            self._http.close()
+            raise ConnectionClosed(f"could not open the event stream at {url}: no answer within {timeout:g} s") from None
         except requests.RequestException as exc:
             self._http.close()
             raise ConnectionClosed(f"could not open the event stream at {url}: {exc}") from exc
@@ -345,16 +393,55 @@ class SseClientTransport:
             raise ConnectionClosed(f"GET {url} did not answer with text/event-stream; is this an MCP SSE endpoint?")
         self._socket = _socket_of(self._response)
         self._events = sseclient.SSEClient(self._short_reads()).events()
+        self._wait_for_endpoint()
 
     def _short_reads(self) -> Iterator[bytes]:
         """Whatever bytes have arrived, at once: iterating the response would hold events back."""
         while True:
+            if self._setup_deadline is not None and self._socket is not None:
+                # Each read waits only for what is left of the set-up time, so a server that
+                # trickles bytes cannot stretch it either.
+                self._socket.settimeout(max(0.001, self._setup_deadline - time.monotonic()))
             chunk = self._response.raw.read1(READ_CHUNK)
             if not chunk:
                 return
             yield chunk
 
+    def _wait_for_endpoint(self) -> None:
+        """Read events up to the first ``endpoint`` (TR-11), within the set-up deadline; then lift
+        the read timeout, so the open stream may stay idle (liveness is ping_interval's job)."""
+        try:
+            while not self._endpoint:
+                if self._setup_deadline is not None and time.monotonic() > self._setup_deadline:
+                    raise TimeoutError  # events came, but not the endpoint
+                event = next(self._events)
+                if event.event == "endpoint":  # TR-11
+                    self._accept_endpoint(event.data)
+                elif event.event == "message":
+                    self._early.append(event.data.encode("utf-8"))
+        except ConnectionClosed:
+            self.close()
+            raise
+        except StopIteration:
+            self.close()
+            raise ConnectionClosed(f"the event stream at {self.url} ended before its endpoint event; "
+                                   "is this an MCP SSE endpoint?") from None
+        except Exception as exc:  # a read timed out (urllib3 wraps it), or the connection broke
+            self.close()
+            if self._setup_deadline is not None and time.monotonic() >= self._setup_deadline:
+                raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s; "
+                                       "is this an MCP SSE endpoint?") from None
+            raise ConnectionClosed(f"the event stream at {self.url} broke before its endpoint event: {exc}") from exc
+        self._setup_deadline = None
+        if self._socket is not None:
+            self._socket.settimeout(None)
+        else:
+            log.warning("cannot reach the socket of the event stream at %s: it keeps a read timeout of %g s, "
+                        "so it ends after that long without an event", self.url, self.timeout)
+
     def receive(self) -> bytes | None:
+        if self._early:
+            return self._early.pop(0)
         while True:
             try:
                 event = next(self._events)
@@ -366,34 +453,28 @@ class SseClientTransport:
                 raise
             if event.event == "message":
                 return event.data.encode("utf-8")
-            if event.event == "endpoint":
-                self._accept_endpoint(event.data)
-                if self._endpoint_error:
-                    return None  # end the session; describe_close() says why
-            # other event types (some servers send "ping") are ignored
+            # other event types are ignored: some servers send "ping"; only the first endpoint counts
 
     def _accept_endpoint(self, data: str) -> None:
-        if self._endpoint_ready.is_set():
-            return  # only the first one counts
         endpoint = urllib.parse.urljoin(self.url, data.strip())
         if _origin(endpoint) != _origin(self.url):
-            self._endpoint_error = (f"refusing the endpoint {endpoint!r}: it is on another origin than "
-                                    f"the event stream {self.url!r}")
-        else:
-            self._endpoint = endpoint
-        self._endpoint_ready.set()
+            raise ConnectionClosed(f"refusing the endpoint {endpoint!r}: it is on another origin than "
+                                   f"the event stream {self.url!r}")
+        self._endpoint = endpoint
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         import requests
 
-        if not self._endpoint_ready.wait(self.timeout):
-            raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s; "
-                                   "is this an MCP SSE endpoint?")
-        if self._endpoint is None:
-            raise ConnectionClosed(self._endpoint_error or "no endpoint")
+        bound = self.timeout if timeout is None else timeout
+        if bound <= 0:
+            raise TimeoutError(f"no time left to POST to {self._endpoint}")
         try:
-            response = self._http.post(self._endpoint, data=data, timeout=self.timeout,
+            # LC-24: both to connect and to wait for the answer, so a frozen server costs a
+            # request no more than its own timeout.
+            response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
                                        headers={"Content-Type": "application/json"})
+        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+            raise TimeoutError(f"POST to {self._endpoint}: no answer within {bound:g} s") from None
         except requests.RequestException as exc:
             raise ConnectionClosed(f"POST to {self._endpoint} failed: {exc}") from exc
         if not 200 <= response.status_code < 300:
@@ -402,7 +483,6 @@ class SseClientTransport:
 
     def close(self) -> None:
         self._closing = True
-        self._endpoint_ready.set()
         sock = getattr(self, "_socket", None)
         if sock is not None:
             try:
@@ -416,8 +496,6 @@ class SseClientTransport:
         self._http.close()
 
     def describe_close(self) -> str:
-        if self._endpoint_error:
-            return self._endpoint_error
         return "the server closed the event stream" if not self._closing else "the client closed the connection"
 
 
@@ -441,10 +519,12 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 
 def _socket_of(response: Any) -> socket.socket | None:
-    """The socket under a streaming requests response, so that close() can wake a blocked reader.
+    """The socket under a streaming requests response: to bound the reads of set-up, to lift
+    that bound once the endpoint has come, and so that close() can wake a blocked reader.
 
-    urllib3 does not expose it; we look along http.client's attributes and give up quietly if
-    they change (close() then still works, the reader just wakes at the next byte or EOF).
+    urllib3 does not expose it; we look along http.client's attributes and give up if they
+    change (set-up is then bounded per read, the open stream keeps its read timeout, and the
+    reader wakes at the next byte or EOF; the SSE tests would show it).
     """
     try:
         sock = response.raw._fp.fp.raw._sock
