@@ -50,7 +50,7 @@ def test_server_discover_before_initialize_gets_32601_at_once(raw: RawServer) ->
     start = time.monotonic()
     reply = raw.call({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}})
     assert reply["id"] == 0 and reply["error"]["code"] == -32601
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 3.0  # at once, not after a 10 s stall (the bound leaves room for a loaded machine)
     assert initialize(raw)["result"]["protocolVersion"] == "2024-11-05"  # and initialize still works
 
 
