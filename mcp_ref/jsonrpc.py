@@ -203,6 +203,10 @@ def error_response(request_id: RequestId | None, error: McpError) -> Message:
     return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.to_error()}
 
 
+# Built once: json.dumps with any option builds a new encoder on every call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 class NotJson(ValueError):
     """A message we were about to send cannot be written as strict JSON (see ``encode``)."""
 
@@ -219,8 +223,7 @@ def encode(msg: Message) -> bytes:
     ``str.splitlines()`` would cut a message there, so we escape them too.
     """
     try:
-        text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        data = text.encode("utf-8")
+        data = _ENCODER.encode(msg).encode("utf-8")
     except UnicodeEncodeError as exc:
         raise NotJson(f"a string holds {exc.object[exc.start:exc.end]!a}, which is not valid Unicode text") from None
     except RecursionError:

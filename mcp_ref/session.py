@@ -36,10 +36,10 @@ only; ``send`` may be called from any thread and must write each message whole.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +48,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
 from . import jsonrpc
+from .crew import Crew, CrewFull, Request
 from .jsonrpc import (
     ConnectionClosed,
     InternalError,
@@ -107,6 +108,9 @@ class RequestCancelled(McpError):
     code = -32800
 
 
+_EVENT_LOCK = threading.Lock()  # makes each RequestContext's cancellation Event exactly once
+
+
 class RequestContext:
     """What a request handler knows about the request it is answering.
 
@@ -127,18 +131,34 @@ class RequestContext:
         # PROG-02: a token is a string or an integer; anything else (1e400 is a float, infinity)
         # is no token, so we never echo a value that is not JSON.
         self.progress_token: str | int | None = token if jsonrpc.is_valid_id(token) else None
-        self.cancelled = threading.Event()
+        self._cancelled = False
+        self._cancelled_event: threading.Event | None = None  # made when someone waits on it
         self.cancel_reason: str | None = None
         self._last_progress: float | None = None
         self._done = False
 
     @property
     def is_cancelled(self) -> bool:
-        return self.cancelled.is_set()
+        return self._cancelled
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """An Event set when the request is cancelled: ``ctx.cancelled.wait(0.1)`` sleeps a
+        tenth of a second unless cancelled first. (Made on first use: most requests never
+        need one.)"""
+        with _EVENT_LOCK:
+            if self._cancelled_event is None:
+                self._cancelled_event = threading.Event()
+                if self._cancelled:
+                    self._cancelled_event.set()
+            return self._cancelled_event
 
     def _cancel(self, reason: str | None) -> None:
         self.cancel_reason = reason
-        self.cancelled.set()
+        with _EVENT_LOCK:
+            self._cancelled = True
+            if self._cancelled_event is not None:
+                self._cancelled_event.set()
 
     def report_progress(self, progress: float, total: float | None = None) -> None:
         """Send ``notifications/progress`` for this request, if the requester asked for it.
@@ -242,8 +262,10 @@ class OutgoingRequest:
             raise
 
     def _timed_out(self, timeout: float) -> RequestTimeout:
-        """Give up: forget the request, tell the peer in the background, return the error."""
-        self.cancel(f"timed out after {timeout:g} s", wait=False)
+        """Give up: forget the request, tell the peer, return the error. The notice may take at
+        most a quarter of the request's own timeout (and never more than CANCEL_NOTICE_TIMEOUT),
+        so the caller hears of the timeout at about the time it asked for."""
+        self.cancel(f"timed out after {timeout:g} s", notice_timeout=min(CANCEL_NOTICE_TIMEOUT, max(0.1, timeout / 4)))
         error = RequestTimeout(
             f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
             "the request was cancelled. Pass a larger timeout if the peer is just slow."
@@ -251,88 +273,34 @@ class OutgoingRequest:
         error.failed_request = self.method
         return error
 
-    def cancel(self, reason: str | None = None, *, wait: bool = True) -> bool:
+    def cancel(self, reason: str | None = None, *, notice_timeout: float = CANCEL_NOTICE_TIMEOUT) -> bool:
         """Give up on this request and tell the peer (CAN-01). False if it was already answered.
 
-        The notice is sent within ``CANCEL_NOTICE_TIMEOUT`` seconds, or dropped: the peer may
-        be the reason we gave up. With ``wait=False`` it is sent from a worker thread, so the
-        caller is not held up at all (a timed-out request returns at its deadline)."""
+        The notice is sent within ``notice_timeout`` seconds, or dropped: the peer may be the
+        reason we gave up."""
         if not self.session._forget(self.id):
             return False  # CAN-02: already answered or failed, nothing to cancel
         if self.method != "initialize":  # CAN-03, CAN-19
             params: dict[str, Any] = {"requestId": self.id}  # CAN-20: same direction, same id
             if reason:
                 params["reason"] = reason
-            if wait:
-                self.session._notify_quietly("notifications/cancelled", params, CANCEL_NOTICE_TIMEOUT)
-            else:
-                self.session.run_in_worker(
-                    self.session._notify_quietly, "notifications/cancelled", params, CANCEL_NOTICE_TIMEOUT)
+            self.session._notify_quietly("notifications/cancelled", params, notice_timeout)
         self.future.set_exception(RequestCancelled(f"{self.method} was cancelled: {reason or 'no reason given'}"))
         return True
-
-
-class _WorkerPool:
-    """Up to ``max_workers`` daemon threads fed from one queue, started only when needed.
-
-    Its owner is the session: ``stop()`` is called when the session closes, and each idle
-    worker then exits. Workers busy in a handler finish that handler first; they are daemon
-    threads so a stuck handler never keeps the process alive.
-    """
-
-    def __init__(self, max_workers: int, name: str):
-        self._queue: queue.SimpleQueue[tuple[Callable[..., None], tuple[Any, ...]] | None] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._max = max_workers
-        self._name = name
-        self._threads = 0
-        self._idle = 0
-        self._stopped = False
-
-    def submit(self, fn: Callable[..., None], *args: Any) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._queue.put((fn, args))
-            if self._idle:
-                self._idle -= 1  # one waiting worker will take it
-            elif self._threads < self._max:
-                self._threads += 1
-                threading.Thread(target=self._work, name=f"{self._name}-worker-{self._threads}", daemon=True).start()
-
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            fn, args = item
-            try:
-                fn(*args)
-            except ConnectionClosed as exc:  # background work whose peer left: nothing went wrong here
-                log.debug("background work ended: %s", exc)
-            except BaseException:  # a worker must survive anything a handler does
-                log.exception("unexpected error in worker thread")
-            with self._lock:
-                self._idle += 1
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-            for _ in range(self._threads):
-                self._queue.put(None)
 
 
 class Session:
     """One MCP connection over one transport, seen from one side.
 
     ``on_request(ctx)`` answers the peer's requests (return the result dict, or raise
-    ``McpError``); methods in ``inline_methods`` run on the reader thread, in arrival order (the
-    lifecycle messages and ping), every other request on a worker. ``on_notification(session,
-    method, params)`` runs on the reader thread for every notification except cancellation and
-    progress, which the session handles itself. ``trace(direction, data)`` sees every message
-    ("->" sent, "<-" received).
+    ``McpError``). The reading thread runs each request itself; a request still running after a
+    few milliseconds has the reading taken over by a standby thread, so it may block or ask the
+    peer something (see crew.py). Methods in ``inline_methods`` (the lifecycle messages and
+    ping) always finish before the next message is read, in arrival order.
+    ``on_notification(session, method, params)`` runs on the reading thread, in arrival order,
+    for every notification except cancellation and progress, which the session handles itself.
+    ``trace(direction, data)`` sees every message ("->" sent, "<-" received). At most
+    ``max_workers`` requests run at once; more wait in a bounded queue.
     """
 
     def __init__(
@@ -366,41 +334,50 @@ class Session:
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
         self._close_callbacks: list[Callable[[Session], None]] = []
-        self._pool = _WorkerPool(max_workers, name)
-        self._reader_ident: int | None = None
-        self._reader: threading.Thread | None = None
+        self._crew = Crew(name, self._read_one, max_threads=max_workers + 1, on_error=self._job_failed)
+        self._dispatching = False  # the reader is handling a message that must finish first
 
     # --- running -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the reader thread (it belongs to this session and ends with it)."""
-        self._reader = threading.Thread(target=self.run, name=f"{self.name}-reader", daemon=True)
-        self._reader.start()
+        """Start reading, on a thread of the session's crew (it ends with the session)."""
+        self._crew.start()
 
     def run(self) -> None:
-        """Read and dispatch messages on the calling thread until the stream ends."""
-        self._reader_ident = threading.get_ident()
-        reason = "the connection ended"
+        """Start reading, and return when the session has closed (at end of stream, say)."""
+        self.start()
+        self.closed.wait()
+
+    def _read_one(self) -> Request | None:
+        """The reader's step (crew.py): read one message and handle it; return a request that may
+        take long, for the crew to run; None for everything else. At end of stream, close."""
         try:
-            while True:
-                try:
-                    data = self._transport.receive()
-                except McpError as exc:  # a framing error the transport recovered from
-                    self._answer(None, exc)
-                    continue
-                if data is None:
-                    reason = self._transport.describe_close()
-                    break
-                try:
-                    self._dispatch(data)
-                except Exception:  # a bug of ours must not end the session: drop this one message
-                    log.exception("%s: could not dispatch a message; it was dropped", self.name)
+            data = self._transport.receive()
+        except McpError as exc:  # a framing error the transport recovered from
+            self._answer(None, exc)
+            return None
         except Exception as exc:  # OSError or worse: the channel is unusable
             if not self._closed:
                 log.debug("transport failed", exc_info=True)
-                reason = f"transport failed: {exc}"
+            self._shutdown(f"transport failed: {exc}")
+            return None
+        if data is None:
+            self._shutdown(self._transport.describe_close())
+            return None
+        self._dispatching = True
+        try:
+            return self._dispatch(data)
+        except Exception:  # a bug of ours must not end the session: drop this one message
+            log.exception("%s: could not dispatch a message; it was dropped", self.name)
+            return None
         finally:
-            self._shutdown(reason)
+            self._dispatching = False
+
+    def _job_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, ConnectionClosed):  # background work whose peer left: nothing went wrong here
+            log.debug("%s: background work ended: %s", self.name, exc)
+        else:
+            log.error("%s: unexpected error in a session thread", self.name, exc_info=exc)
 
     def start_keepalive(self, interval: float, timeout: float | None = None) -> None:
         """Ping the peer every ``interval`` seconds (PING-05, PING-06). A ping with no answer
@@ -421,9 +398,13 @@ class Session:
         threading.Thread(target=keep_pinging, name=f"{self.name}-keepalive", daemon=True).start()
 
     def run_in_worker(self, fn: Callable[..., None], *args: Any) -> None:
-        """Run ``fn(*args)`` on a worker thread: for work, started by a notification, that needs
-        to send requests (the reader thread must never wait for an answer)."""
-        self._pool.submit(fn, *args)
+        """Run ``fn(*args)`` on another thread of the session: for work, started by a
+        notification, that needs to send requests (the reader must never wait for an answer).
+        Dropped, with a warning, when the session is overloaded."""
+        try:
+            self._crew.submit(functools.partial(fn, *args))
+        except CrewFull as exc:
+            log.warning("%s: dropped background work %r: %s", self.name, fn, exc)
 
     def on_close(self, callback: Callable[[Session], None]) -> None:
         """Call ``callback(session)`` once the session has closed (at once if it already has)."""
@@ -450,7 +431,10 @@ class Session:
             out.future.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
         self._shutdown(reason)
 
-    def _shutdown(self, reason: str) -> None:
+    def _shutdown(self, reason: str, *, wait: bool = True) -> None:
+        """End the session: everything waiting fails at once, then the transport is released.
+        With ``wait=False`` the release (which for a child process may take seconds, LC-16..18)
+        happens on a thread of its own, so the thread that found the channel broken is not held."""
         with self._lock:
             if self._closed:
                 return
@@ -464,7 +448,13 @@ class Session:
             out.future.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
         for ctx in running:
             ctx._cancel(f"connection closed: {reason}")
-        self._pool.stop()
+        self._crew.stop()
+        if wait:
+            self._release(reason)
+        else:
+            threading.Thread(target=self._release, args=(reason,), name=f"{self.name}-closing", daemon=True).start()
+
+    def _release(self, reason: str) -> None:
         try:
             self._transport.close()
         except Exception:
@@ -493,7 +483,7 @@ class Session:
         except TimeoutError:
             raise
         except (OSError, ValueError) as exc:  # ValueError: write to a closed file
-            self._shutdown(f"could not send: {exc}")
+            self._shutdown(f"could not send: {exc}", wait=False)
             raise ConnectionClosed(f"Connection closed: could not send ({exc})") from exc
 
     def _answer(self, request_id: RequestId | None, outcome: dict[str, Any] | McpError, method: str = "") -> None:
@@ -545,9 +535,9 @@ class Session:
         ``timeout`` (default: the session's) is the whole budget of the request: sending it
         counts too, so a peer that does not read makes it fail with ``RequestTimeout`` in time.
         Params that are not strict JSON raise ``InvalidParams`` before anything is sent."""
-        if threading.get_ident() == self._reader_ident:
+        if self._dispatching and self._crew.is_reader():
             # A request made here could never be answered: its response would have to be read
-            # by this very thread. Fail loudly instead of hanging.
+            # by this very thread, which must finish this message first. Fail loudly instead.
             raise RuntimeError(
                 f"cannot send {method!r} from a notification callback: it runs on the session's reader "
                 "thread, which must stay free to read the answer. Hand the work to another thread."
@@ -601,7 +591,7 @@ class Session:
 
     # --- receiving ---------------------------------------------------------------------------
 
-    def _dispatch(self, data: bytes) -> None:
+    def _dispatch(self, data: bytes) -> Request | None:
         if self._trace is not None:
             self._trace("<-", data)
         try:
@@ -609,16 +599,17 @@ class Session:
             kind = jsonrpc.classify(msg)
         except InvalidRequest as exc:
             self._answer(exc.request_id, exc)
-            return
+            return None
         except McpError as exc:  # ParseError: the id cannot be known, so it is null
             self._answer(None, exc)
-            return
+            return None
+        if kind is jsonrpc.REQUEST:
+            return self._on_incoming_request(msg)
         if kind is jsonrpc.RESPONSE:
             self._on_response(msg)
-        elif kind is jsonrpc.REQUEST:
-            self._on_incoming_request(msg)
         else:
             self._on_incoming_notification(msg)
+        return None
 
     def _on_response(self, msg: Message) -> None:
         request_id = msg.get("id")
@@ -643,7 +634,7 @@ class Session:
         else:
             out.future.set_exception(InvalidRequest(f"peer answered {out.method} with both result and error"))
 
-    def _on_incoming_request(self, msg: Message) -> None:
+    def _on_incoming_request(self, msg: Message) -> Request | None:
         request_id = msg["id"]
         params = msg.get("params")
         ctx = RequestContext(self, request_id, msg["method"], params if isinstance(params, dict) else {})
@@ -661,10 +652,11 @@ class Session:
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
         else:
-            self._pool.submit(self._run_request, ctx)
+            return _IncomingRequest(self, ctx)  # the crew runs it (crew.py, rule 2)
+        return None
 
     def _run_request(self, ctx: RequestContext) -> None:
-        if ctx.cancelled.is_set():  # cancelled while it waited for a worker
+        if ctx.is_cancelled:  # cancelled while it waited for a free thread
             self._finish(ctx, None)
             return
         outcome: dict[str, Any] | McpError
@@ -693,7 +685,7 @@ class Session:
         with self._lock:
             self._incoming.pop(ctx.request_id, None)  # type: ignore[arg-type]  # a request's id
             ctx._done = True  # PROG-15: no progress after this point
-        if outcome is not None and not ctx.cancelled.is_set():  # CAN-06
+        if outcome is not None and not ctx.is_cancelled:  # CAN-06
             self._answer(ctx.request_id, outcome, ctx.method)
 
     def _on_incoming_notification(self, msg: Message) -> None:
@@ -734,3 +726,18 @@ class Session:
             callback(params)
         except Exception:
             log.exception("progress callback failed")
+
+
+class _IncomingRequest:
+    """A request for the crew to run (``crew.Request``): calling it runs the handler and sends
+    the answer; ``refuse`` answers at once when the session is too busy to take it."""
+
+    def __init__(self, session: Session, ctx: RequestContext):
+        self._session = session
+        self._ctx = ctx
+
+    def __call__(self) -> None:
+        self._session._run_request(self._ctx)
+
+    def refuse(self, reason: str) -> None:
+        self._session._finish(self._ctx, InternalError(f"Server busy: {reason}"))

@@ -1,0 +1,183 @@
+"""The session's threads (crew.py): the reader runs requests itself, a standby takes over the
+reading when one runs long, and the crew stays within its bounds.
+
+Not one spec page: these keep the engine's promises of DESIGN principle 5 while it avoids a
+thread hand-off per request. Each test is a behaviour the optimisation must not break.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcp_ref import Client, InternalError, RequestContext, Server
+from mcp_ref.crew import STANDBY_DELAY, Crew
+from mcp_ref.memory import MemoryTransport
+
+
+def crew_threads(prefix: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(prefix)]
+
+
+def blocking_server(name: str, max_workers: int = 16) -> tuple[Server, threading.Event]:
+    """A server with a tool that blocks until released, and a quick one."""
+    server = Server(name, max_workers=max_workers)
+    release = threading.Event()
+
+    @server.tool()
+    def block() -> str:
+        assert release.wait(10)
+        return "released"
+
+    @server.tool()
+    def quick() -> str:
+        return "quick"
+
+    return server, release
+
+
+def test_a_quick_request_runs_on_the_reader_without_another_thread(memory_client: Callable[..., Client]) -> None:
+    server, _ = blocking_server("inline")
+    seen: list[str] = []
+
+    @server.tool()
+    def where() -> str:
+        seen.append(threading.current_thread().name)
+        return "ok"
+
+    client = memory_client(server)
+    for _ in range(20):
+        client.call_tool("where")
+    assert len(set(seen)) == 1 and "reader" in seen[0]  # no hand-off: the reading thread ran them all
+
+
+def test_pings_and_quick_calls_are_answered_while_a_tool_blocks(memory_client: Callable[..., Client]) -> None:
+    server, release = blocking_server("blocking")
+    client = memory_client(server)
+    outcome: list[Any] = []
+    caller = threading.Thread(target=lambda: outcome.append(client.call_tool("block")))
+    caller.start()
+    try:
+        start = time.monotonic()
+        for _ in range(10):
+            client.ping(timeout=2)
+            assert client.call_tool("quick", timeout=2)["content"][0]["text"] == "quick"
+        assert time.monotonic() - start < 2.0  # the standby took over the reading within milliseconds
+    finally:
+        release.set()
+        caller.join(5)
+    assert outcome[0]["content"][0]["text"] == "released"
+
+
+def test_a_request_that_blocks_can_be_cancelled(memory_client: Callable[..., Client]) -> None:
+    server = Server("cancellable")
+    stopped = threading.Event()
+
+    @server.tool()
+    def wait_for_cancel(ctx: RequestContext) -> str:
+        if ctx.cancelled.wait(10):  # seen only if another thread reads the cancellation
+            stopped.set()
+        return "done"
+
+    client = memory_client(server)
+    with pytest.raises(TimeoutError):
+        client.call_tool("wait_for_cancel", timeout=0.3)
+    assert stopped.wait(5)
+
+
+def test_requests_to_the_peer_from_a_busy_reader_and_from_background_work_both_complete(
+        memory_client: Callable[..., Client]) -> None:
+    """A tool run by the reader and a background job (started by a notification) each wait for
+    an answer from the client at the same time: some member must always be left to read it."""
+    server = Server("nested")
+    heard: list[Any] = []
+
+    @server.on_roots_changed
+    def changed(ctx: RequestContext) -> None:
+        heard.append(ctx.list_roots())
+
+    @server.tool()
+    def roots(ctx: RequestContext) -> str:
+        return str(ctx.list_roots())
+
+    client = memory_client(server, roots=[{"uri": "file:///a"}])
+    for i in range(20):
+        client.set_roots([{"uri": f"file:///r{i}"}])  # background work asks the client...
+        assert "file:///r" in client.call_tool("roots", timeout=5)["content"][0]["text"]  # ...while this does too
+    deadline = time.monotonic() + 5
+    while len(heard) < 20 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(heard) == 20
+
+
+def test_the_crew_never_grows_beyond_max_workers_and_queues_the_rest(memory_client: Callable[..., Client]) -> None:
+    server, release = blocking_server("bounded", max_workers=3)
+    client = memory_client(server)
+    outcomes: list[Any] = []
+    callers = [threading.Thread(target=lambda: outcomes.append(client.call_tool("block", timeout=10)))
+               for _ in range(8)]
+    for caller in callers:
+        caller.start()
+    time.sleep(20 * STANDBY_DELAY)
+    assert len(crew_threads("bounded-session")) <= 4  # max_workers handlers, plus the reader
+    client.ping(timeout=2)  # still reading: the queued requests do not block the reader
+    release.set()
+    for caller in callers:
+        caller.join(10)
+    assert [o["content"][0]["text"] for o in outcomes] == ["released"] * 8
+
+
+def test_a_full_queue_answers_server_busy_instead_of_growing(memory_client: Callable[..., Client]) -> None:
+    server, release = blocking_server("overloaded", max_workers=2)
+    client = memory_client(server)
+    session = server.sessions[-1]
+    session._crew._max_queued = 2
+    outcomes: list[Any] = []
+
+    def call() -> None:
+        try:
+            outcomes.append(client.call_tool("block", timeout=10))
+        except InternalError as exc:
+            outcomes.append(exc)
+
+    callers = [threading.Thread(target=call) for _ in range(8)]
+    for caller in callers:
+        caller.start()
+    deadline = time.monotonic() + 5
+    while sum(isinstance(o, InternalError) for o in outcomes) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    release.set()
+    for caller in callers:
+        caller.join(10)
+    refused = [o for o in outcomes if isinstance(o, InternalError)]
+    assert len(outcomes) == 8 and len(refused) >= 4  # 2 running + 2 queued; the rest refused, each answered
+    assert all("Server busy" in o.message for o in refused)
+
+
+def test_every_crew_thread_ends_with_its_session() -> None:
+    server, release = blocking_server("ending")
+    server_end, client_end = MemoryTransport.pair()
+    server.open_session(server_end).start()
+    client = Client(client_end, timeout=5).connect()
+    callers = [threading.Thread(target=lambda: client.call_tool("block")) for _ in range(4)]
+    for caller in callers:
+        caller.start()
+    time.sleep(20 * STANDBY_DELAY)
+    assert len(crew_threads("ending-session")) >= 4
+    release.set()
+    for caller in callers:
+        caller.join(5)
+    client.close()
+    deadline = time.monotonic() + 5
+    while (crew_threads("ending-session") or crew_threads("mcp_ref-client")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert crew_threads("ending-session") == []
+
+
+def test_a_crew_needs_a_reader_and_a_standby() -> None:
+    with pytest.raises(ValueError, match="at least two"):
+        Crew("x", lambda: None, max_threads=1)
