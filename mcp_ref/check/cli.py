@@ -32,6 +32,8 @@ def add_check_parser(sub: Any) -> None:
     where.add_argument("--sse", metavar="URL", help="the server's SSE endpoint, e.g. http://127.0.0.1:8000/sse")
     server.add_argument("--call-tools", action="store_true",
                         help="also call the server's tools (with arguments made from their input schemas)")
+    server.add_argument("--startup", type=float, default=10.0, metavar="S",
+                        help="seconds a new connection may take to answer its first request (default 10)")
     server.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                         help="an HTTP header for every SSE request (e.g. Authorization); repeatable")
     _common(server)
@@ -99,7 +101,7 @@ def check_server(args: argparse.Namespace) -> int:
             return 2
         headers[name.strip()] = value.strip()
     target = Target(stdio=args.stdio, sse=args.sse, headers=headers)
-    options = Options(timeout=args.timeout, call_tools=args.call_tools, only=args.only)
+    options = Options(timeout=args.timeout, startup=args.startup, call_tools=args.call_tools, only=args.only)
     try:
         results, discovery = run_server_check(target, options)
     except SetupFailed as exc:

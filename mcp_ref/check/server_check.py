@@ -16,6 +16,7 @@ Not a spec section: the checker's runner for ``mcp-ref check server``.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import traceback
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import shapes
-from .model import Abort, Case, CaseResult, Recorder, Skipped, Status, all_server_cases, select, status_of
+from .model import Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, all_server_cases, select, status_of
 from .wire import ConnectFailed, Peer, Reply, SseWire, StdioWire, Wire, shown
 
 MAX_PAGES = 20  # pages followed per list during discovery
@@ -57,9 +58,10 @@ class Target:
 @dataclass
 class Options:
     timeout: float = 5.0  # seconds per step (one answer, one event)
+    startup: float = 10.0  # seconds a new connection may take to give its first answer
     call_tools: bool = False
     only: list[str] = field(default_factory=list)
-    jobs: int = 4  # fresh-connection cases run this many at a time
+    jobs: int = min(4, os.cpu_count() or 2)  # fresh-connection cases run this many at a time
 
 
 @dataclass
@@ -98,6 +100,7 @@ class ServerRun:
         self.peers: list[Peer] = []
         self._lock = threading.Lock()
         self._shared: Peer | None = None
+        self._rough: Peer | None = None
         self.discovery: Discovery | None = None
 
     # --- connections ---------------------------------------------------------------------------
@@ -109,7 +112,7 @@ class ServerRun:
         return wire
 
     def open_peer(self) -> Peer:
-        peer = Peer(self.open_wire(), self.options.timeout)
+        peer = Peer(self.open_wire(), self.options.timeout, self.options.startup)
         with self._lock:
             self.peers.append(peer)
         return peer
@@ -128,6 +131,12 @@ class ServerRun:
         if self._shared is None or self._shared.wire.closed_by_peer:
             self._shared = self.initialized_peer()
         return self._shared
+
+    def rough(self) -> Peer:
+        """A second shared session for the cases that send malformed input (reopened if it died)."""
+        if self._rough is None or self._rough.wire.closed_by_peer:
+            self._rough = self.initialized_peer()
+        return self._rough
 
     def close(self) -> None:
         for wire in list(self.wires):
@@ -204,6 +213,9 @@ class ServerRun:
             status, skip_reason = Status.SKIP, exc.reason
         except Abort:
             status = status_of(t.findings)
+        except (SetupFailed, ConnectFailed) as exc:  # a shared session could not be (re)opened
+            t.findings.append(Finding("LC-07", f"a new connection could not be initialized: {exc}"))
+            status = status_of(t.findings)
         except Exception as exc:
             status = Status.ERROR
             error = f"the checker failed: {type(exc).__name__}: {exc} ({_where(exc)})"
@@ -245,7 +257,7 @@ class ServerCheck(Recorder):
         self.timeout = run.options.timeout
         self.call_tools = run.options.call_tools
         self._own: list[Wire] = []
-        self._shared_from: tuple[Wire, int] | None = None
+        self._shared_from: dict[str, tuple[Wire, int]] = {}
 
     @property
     def transport(self) -> str:
@@ -276,9 +288,15 @@ class ServerCheck(Recorder):
         """The shared session for a case that only reads; a fresh one for a ``fresh`` case."""
         if self.case.fresh:
             return self.fresh_session()
-        peer = self.run.shared()
-        if self._shared_from is None:
-            self._shared_from = (peer.wire, len(peer.wire.transcript))
+        return self._borrow("shared", self.run.shared())
+
+    def rough_session(self) -> Peer:
+        """The shared session for malformed input: a server that dies of it fails only that case."""
+        return self._borrow("rough", self.run.rough())
+
+    def _borrow(self, label: str, peer: Peer) -> Peer:
+        if label not in self._shared_from or self._shared_from[label][0] is not peer.wire:
+            self._shared_from[label] = (peer.wire, len(peer.wire.transcript))
         return peer
 
     def close(self) -> None:
@@ -289,9 +307,8 @@ class ServerCheck(Recorder):
         out: list[dict[str, Any]] = []
         for number, wire in enumerate(self._own, 1):
             out += [{**e.as_dict(), "conn": number} for e in wire.sent_and_received()]
-        if self._shared_from is not None:
-            wire, start = self._shared_from
-            out += [{**e.as_dict(), "conn": "shared"} for e in wire.sent_and_received()[start:]]
+        for label, (wire, start) in self._shared_from.items():
+            out += [{**e.as_dict(), "conn": label} for e in wire.sent_and_received()[start:]]
         return out
 
     # --- what the server declared ----------------------------------------------------------------

@@ -391,7 +391,7 @@ class SseWire(Wire):
                         self._on_endpoint(data)
                     else:
                         self._deliver(data.encode("utf-8"), event=name)
-        except (OSError, ValueError, http.client.HTTPException):
+        except Exception:  # closed under our feet, or the stream broke: either way it has ended
             pass
         if not self._closing:
             self.closed_by_peer = True
@@ -500,11 +500,13 @@ class Peer:
 
     wire: Wire
     timeout: float
+    startup: float = 0.0  # a longer wait for the first answer on this connection (a slow server start)
     notifications: list[dict[str, Any]] = field(default_factory=list)
     server_requests: list[dict[str, Any]] = field(default_factory=list)
     stray: list[Incoming] = field(default_factory=list)  # responses nobody waited for, and garbage
     init: Reply | None = None
     _next_id: int = 1
+    _answered_once: bool = False
 
     def next_id(self) -> int:
         self._next_id += 1
@@ -526,7 +528,10 @@ class Peer:
         return self.wait(self.send_request(method, params, request_id=request_id), timeout)
 
     def wait(self, reply: Reply, timeout: float | None = None) -> Reply:
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        step = self.timeout if timeout is None else timeout
+        if not self._answered_once:
+            step = max(step, self.startup)
+        deadline = time.monotonic() + step
         while True:
             try:
                 incoming = self.wire.receive(deadline - time.monotonic())
@@ -537,6 +542,7 @@ class Peer:
                 return reply
             msg = incoming.msg
             if isinstance(msg, dict) and "method" not in msg and "id" in msg:
+                self._answered_once = True
                 if same_id(msg["id"], reply.request_id) or str(msg["id"]) == str(reply.request_id):
                     reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
                     reply.id_mismatch = not same_id(msg["id"], reply.request_id)
@@ -545,7 +551,8 @@ class Peer:
 
     def next_response(self, timeout: float | None = None) -> Incoming | None:
         """The next message that is not a request or notification (filing the others), or None."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        step = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + (max(step, self.startup) if not self._answered_once else step)
         while True:
             try:
                 incoming = self.wire.receive(deadline - time.monotonic())
