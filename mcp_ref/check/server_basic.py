@@ -167,16 +167,16 @@ def uses_only_client_capabilities(t: ServerCheck) -> None:
                 return
 
 
-@server_case(LIFECYCLE, "AR-01", "TOOL-06", "RES-02", "PRM-02", audit=True)
+@server_case(LIFECYCLE, "LC-15", "AR-01", audit=True)
 def list_changed_only_when_promised(t: ServerCheck) -> None:
     """notifications/{tools,resources,prompts}/list_changed arrive only when the server declared
-    that capability with listChanged: true."""
+    that capability with listChanged: true (a capability used without being negotiated)."""
     for peer in t.run.peers:
         for note in peer.notifications:
             method = str(note.get("method"))
             for feature in ("tools", "resources", "prompts"):
                 if method == f"notifications/{feature}/list_changed" and not t.info.declares(feature, "listChanged"):
-                    t.check(False, "AR-01", f"sent {method} without declaring {feature}.listChanged",
+                    t.check(False, "LC-15", f"sent {method} without declaring {feature}.listChanged",
                             got=shown(str(note)))
                     return
 
@@ -468,8 +468,12 @@ def progress_tokens_are_accepted(t: ServerCheck) -> None:
     """Requests carrying _meta.progressToken (a string, an integer) are served like any other;
     sending progress is optional."""
     peer = t.session()
-    for token in (f"mcp-ref-check-{secrets.token_hex(3)}", 424242):
-        for method in dict.fromkeys(["ping", some_list_method(t)]):
+    number = secrets.randbelow(10**6) * 10
+    for method in dict.fromkeys(["ping", some_list_method(t)]):
+        # A token of each kind, each unique in the run, so that the audit below can tell which
+        # request a late notification belongs to.
+        for token in (f"mcp-ref-check-{secrets.token_hex(4)}", number):
+            number += 1
             reply = peer.request(method, {"_meta": {"progressToken": token}})
             t.expect_result(reply, "BASE-02", f"{method} with a progress token")
 
@@ -478,7 +482,8 @@ def progress_tokens_are_accepted(t: ServerCheck) -> None:
 def progress_notifications_follow_the_rules(t: ServerCheck) -> None:
     """Every notifications/progress of the run names the token of a request of ours still in
     flight, arrives before that request's response, and has a numeric progress that grows with
-    each notification (total, if given, a number)."""
+    each notification (total, if given, a number). The kit never reuses a token, so a token
+    names one request."""
     seen = 0
     for wire in t.run.wires:
         tokens: dict[Any, Any] = {}  # progress token -> request id

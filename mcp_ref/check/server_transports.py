@@ -76,6 +76,7 @@ def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
 def stdout_carries_only_messages(t: ServerCheck) -> None:
     """Every line the server wrote on stdout, in every connection of the run, is a JSON-RPC
     message (no banner, no log line, no blank line, nothing that is not UTF-8)."""
+    t.session().request("ping")  # at least one exchange in the operating phase
     for wire in t.run.wires:
         if isinstance(wire, StdioWire):
             _, garbage = stdout_fragments(wire.lines)
@@ -88,6 +89,7 @@ def stdout_carries_only_messages(t: ServerCheck) -> None:
 def messages_have_no_embedded_newlines(t: ServerCheck) -> None:
     """No message on stdout is split over several lines (pretty-printed JSON, a raw newline in a
     string): each message is exactly one line."""
+    t.session().request("ping")  # at least one exchange in the operating phase
     for wire in t.run.wires:
         if isinstance(wire, StdioWire):
             split, _ = stdout_fragments(wire.lines)
