@@ -135,7 +135,7 @@ def only_pings_before_the_initialize_result(t: ClientCheck) -> None:
             got=shown(early[0].raw) if early else None)
 
 
-@client_case(LIFECYCLE, "LC-15", "AR-01")
+@client_case(LIFECYCLE, "LC-15")
 def uses_only_declared_server_capabilities(t: ClientCheck) -> None:
     """The client requests only what the checking server declared (tools, prompts, logging; no
     resources)."""
@@ -377,7 +377,7 @@ def roots_list_is_answered(t: ClientCheck) -> None:
     t.shape_problems([p for p in problems if "file://" not in p], "ROOT-01", "the roots/list result", found)
 
 
-@client_case(ROOTS, "LC-15", "ROOT-02")
+@client_case(ROOTS, "LC-15")
 def roots_changes_only_when_declared(t: ClientCheck) -> None:
     """notifications/roots/list_changed comes only from a client that declared roots.listChanged."""
     roots = t.s.client_capabilities.get("roots")

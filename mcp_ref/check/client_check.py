@@ -157,16 +157,20 @@ class StdioLink(Wire):
         self.note(f"event: {name}")
 
     def send_raw(self, data: bytes) -> None:
+        self.send_recorded(data)
+
+    def send_recorded(self, data: bytes) -> int:
+        """Record, then write, one message; return its place in the transcript."""
         line = data if data.endswith(b"\n") else data + b"\n"
-        self._record("sent", line.rstrip(b"\n").decode("utf-8", "replace"), _parsed(line))
+        seq = self._record("sent", line.rstrip(b"\n").decode("utf-8", "replace"), _parsed(line))
         conn = self._data
-        if conn is None:
-            return
-        with self._send_lock:
-            try:
-                conn.sendall(line)
-            except OSError:
-                pass
+        if conn is not None:
+            with self._send_lock:
+                try:
+                    conn.sendall(line)
+                except OSError:
+                    pass
+        return seq
 
     def close(self) -> None:
         for sock in (self._data, self._listener):
@@ -274,9 +278,13 @@ class SseLink(Wire):
         request.wfile.write(b"Accepted" if status == 202 else b"unknown session")
 
     def send_raw(self, data: bytes) -> None:
-        text = data.decode("utf-8", "replace")
-        self._record("sent", text, _parsed(data))
+        self.send_recorded(data)
+
+    def send_recorded(self, data: bytes) -> int:
+        """Record, then queue for the stream, one message; return its place in the transcript."""
+        seq = self._record("sent", data.decode("utf-8", "replace"), _parsed(data))
         self._outbox.put(data)
+        return seq
 
     def close(self) -> None:
         self._outbox.put(None)
@@ -380,10 +388,9 @@ class CheckingServer:
                 probe.gone = True
                 event.set()
 
-    def _send(self, msg: dict[str, Any]) -> str:
-        data = encode(msg)
-        self.link.send_raw(data)
-        return data.decode("utf-8")
+    def _send(self, msg: dict[str, Any]) -> int:
+        """Send one message; return its place in the transcript (recorded before it leaves)."""
+        return int(self.link.send_recorded(encode(msg)))
 
     # --- the client's requests ---------------------------------------------------------------
 
@@ -395,8 +402,7 @@ class CheckingServer:
                 self.s.client_init = params
                 result = {"protocolVersion": "2024-11-05", "capabilities": SERVER_CAPABILITIES, "serverInfo": SERVER_INFO,
                           "instructions": "The mcp-ref conformance checker's server: it records what you send."}
-                self._send({"jsonrpc": "2.0", "id": rid, "result": result})
-                self.s.init_answered_at = len(self.link.transcript) - 1
+                self.s.init_answered_at = self._send({"jsonrpc": "2.0", "id": rid, "result": result})
                 return
             self._error(rid, -32600, "initialize was already received")
             return
@@ -474,7 +480,8 @@ class CheckingServer:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
-        self.s.notifications_sent.append(self._send(msg))
+        self._send(msg)
+        self.s.notifications_sent.append(method)
 
     def _probe(self) -> None:
         try:

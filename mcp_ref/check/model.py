@@ -117,7 +117,7 @@ class Case:
         selector = selector.strip().rstrip("/")
         if "://" in selector:  # a page URL
             selector = selector.split("/2024-11-05/", 1)[-1]
-        return (selector.upper() in self.ids or selector == self.name or selector == self.page
+        return (selector.upper() in self.ids or selector in (self.name, self.name.split(".", 1)[1], self.page)
                 or self.page.endswith("/" + selector))
 
 
