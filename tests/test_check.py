@@ -216,3 +216,9 @@ def test_our_client_passes_every_client_case(tmp_path: Path, transport: str) -> 
 def test_the_client_command_needs_the_server_placeholder() -> None:
     proc = check("client", "--", MCP_REF, "request", "--stdio", "mcp-ref serve", "ping")
     assert proc.returncode == 2 and "{server}" in proc.stderr
+
+
+def test_import_mcp_ref_does_not_load_the_kit() -> None:
+    code = "import sys, mcp_ref; print(sorted(m for m in sys.modules if m.startswith('mcp_ref.check')))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)
+    assert proc.stdout.strip() == "[]"

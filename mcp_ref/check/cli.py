@@ -92,6 +92,7 @@ def _finish(args: argparse.Namespace, results: list[Any], header: str, about: di
 
 def check_server(args: argparse.Namespace) -> int:
     from .server_check import Options, SetupFailed, Target, run_server_check
+    from .shapes import as_dict
 
     headers = {}
     for header in args.header:
@@ -107,7 +108,7 @@ def check_server(args: argparse.Namespace) -> int:
     except SetupFailed as exc:
         print(f"mcp-ref check: could not connect to {target.describe()!r}: {exc}", file=sys.stderr)
         return 2
-    info = discovery.init.get("serverInfo") if isinstance(discovery.init.get("serverInfo"), dict) else {}
+    info = as_dict(discovery.init.get("serverInfo"))
     declared = ", ".join(sorted(discovery.capabilities)) or "nothing"
     header = (f"mcp-ref check server ({target.kind}): {target.describe()}\n"
               f"server {info.get('name')!r} {info.get('version')!r}, protocol {discovery.init.get('protocolVersion')!r}, "

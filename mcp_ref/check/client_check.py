@@ -34,11 +34,14 @@ import time
 import traceback
 import urllib.parse
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import Abort, CaseResult, Recorder, Skipped, Status, all_client_cases, select as select_cases, status_of
+from .model import Abort, CaseResult, Recorder, Skipped, Status, all_client_cases, status_of
+from .model import select as select_cases
+from .shapes import as_dict
 from .wire import Incoming, WaitTimeout, Wire, encode
 
 RELAY = str(Path(__file__).with_name("relay.py"))
@@ -396,7 +399,7 @@ class CheckingServer:
 
     def _answer(self, msg: dict[str, Any]) -> None:
         method, rid = msg["method"], msg["id"]
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = as_dict(msg.get("params"))
         if method == "initialize":
             if self.s.client_init is None:
                 self.s.client_init = params
@@ -414,15 +417,16 @@ class CheckingServer:
         if self.s.init_answered_at is None:
             self._error(rid, -32600, f"{method} before initialize")
             return
-        handler = {
+        handlers: dict[str, Callable[[], dict[str, Any]]] = {
             "tools/list": lambda: {"tools": [ECHO_TOOL]},
             "tools/call": lambda: self._call_tool(params),
             "prompts/list": lambda: {"prompts": [HELLO_PROMPT]},
             "prompts/get": lambda: {"messages": [{"role": "user", "content": {
-                "type": "text", "text": f"Hello, {params.get('arguments', {}).get('name', 'you')}."}}]},
+                "type": "text", "text": f"Hello, {as_dict(params.get('arguments')).get('name', 'you')}."}}]},
             "logging/setLevel": lambda: {},
             "completion/complete": lambda: {"completion": {"values": []}},
-        }.get(method)
+        }
+        handler = handlers.get(method)
         if handler is None:
             self._error(rid, -32601, f"Method not found: {method}")
             return
@@ -434,7 +438,7 @@ class CheckingServer:
     def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("name") != "echo":
             raise ValueError(f"Unknown tool: {params.get('name')!r}")
-        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        arguments = as_dict(params.get("arguments"))
         return {"content": [{"type": "text", "text": str(arguments.get("text", ""))}]}
 
     def _error(self, rid: Any, code: int, message: str) -> None:

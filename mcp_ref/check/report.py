@@ -145,7 +145,7 @@ def junit_xml(results: list[CaseResult], *, suite: str, strict: bool = False) ->
         element.set("failures", str(failures))
         element.set("errors", str(errors))
         element.set("skipped", str(skipped))
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def write_junit(path: str, results: list[CaseResult], *, suite: str, strict: bool = False) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 from . import shapes
 from .model import server_case
 from .server_check import ServerCheck
-from .wire import Peer, shown
+from .wire import Incoming, Peer, shown
 
 LIFECYCLE = "basic/lifecycle"
 MESSAGES = "basic/messages"
@@ -211,8 +211,8 @@ def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     elif got is None:
         t.check(False, "MSG-01", "no error response to unparseable input", sent, f"(nothing within {t.timeout:g} s)")
     else:
-        msg = got.msg if isinstance(got.msg, dict) else {}
-        error = msg.get("error") if isinstance(msg.get("error"), dict) else {}
+        msg = shapes.as_dict(got.msg)
+        error = shapes.as_dict(msg.get("error"))
         t.check(error.get("code") == -32700, "MSG-01", f"expected error -32700, got {shown(got.raw)}", sent, got.raw)
         t.check("id" in msg and msg.get("id") is None, "MSG-01", "a parse error's response must carry \"id\": null",
                 sent, got.raw)
@@ -232,7 +232,7 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
         if not refused_by_http(t, peer):  # over SSE, an HTTP 4xx is the answer
             sent[label] = text
     deadline = time.monotonic() + t.timeout
-    answers = []
+    answers: list[Incoming] = []
     while len(answers) < len(sent) and time.monotonic() < deadline:
         got = peer.next_response(deadline - time.monotonic())
         if got is None:
@@ -245,7 +245,7 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
             t.check(False, "MSG-01", f"no error response to {label}", text, f"(nothing within {t.timeout:g} s)")
             continue
         answers.remove(mine[0])
-        error = mine[0].msg.get("error") if isinstance(mine[0].msg.get("error"), dict) else {}
+        error = shapes.as_dict(shapes.as_dict(mine[0].msg).get("error"))
         t.check(error.get("code") == -32600, "MSG-01", f"{label}: expected error -32600, got {shown(mine[0].raw)}",
                 text, mine[0].raw)
     still_serving(t, peer, "MSG-01", "invalid envelopes")
@@ -513,7 +513,7 @@ def progress_notifications_follow_the_rules(t: ServerCheck) -> None:
                 finished.add(repr(msg["id"]))
             elif entry.direction == "got" and msg.get("method") == "notifications/progress":
                 seen += 1
-                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                params = shapes.as_dict(msg.get("params"))
                 token = repr(params.get("progressToken"))
                 if token not in tokens:
                     t.fail("PROG-08", "progress for a token no request of ours carried", got=shown(entry.data))
@@ -522,6 +522,7 @@ def progress_notifications_follow_the_rules(t: ServerCheck) -> None:
                 progress = params.get("progress")
                 if not shapes.is_number(progress):
                     t.fail("PROG-06", "progress is not a number", got=shown(entry.data))
+                assert isinstance(progress, (int, float))
                 if "total" in params and not shapes.is_number(params["total"]):
                     t.fail("PROG-06", "total is not a number", got=shown(entry.data))
                 if token in last and not progress > last[token]:

@@ -115,7 +115,7 @@ def arguments_for(schema: Any) -> dict[str, Any] | None:
     """Arguments satisfying a simple input schema (the required properties only), or None."""
     if not isinstance(schema, dict):
         return None
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = shapes.as_dict(schema.get("properties"))
     arguments: dict[str, Any] = {}
     for name in schema.get("required") or []:
         value = _value_for(properties.get(name))
@@ -323,7 +323,7 @@ def prompts_list_is_well_formed(t: ServerCheck) -> None:
 
 
 def required_arguments(prompt: dict[str, Any]) -> list[str]:
-    arguments = prompt.get("arguments") if isinstance(prompt.get("arguments"), list) else []
+    arguments = shapes.as_list(prompt.get("arguments"))
     return [a["name"] for a in arguments if isinstance(a, dict) and a.get("required") is True and isinstance(a.get("name"), str)]
 
 

@@ -24,6 +24,16 @@ def _type_name(value: Any) -> str:
         type(value), "number" if isinstance(value, (int, float)) else type(value).__name__)
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: for reading what a peer sent."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -175,11 +185,11 @@ def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "re
             problems.append(f"{path}.resource is missing")
         else:
             problems += resource_contents(item["resource"], f"{path}.resource")
-    annotations(item.get("annotations"), f"{path}.annotations", problems)
+    check_annotations(item.get("annotations"), f"{path}.annotations", problems)
     return problems
 
 
-def annotations(value: Any, path: str, problems: Problems) -> None:
+def check_annotations(value: Any, path: str, problems: Problems) -> None:
     if value is None:
         return
     if not obj(value, path, problems):
@@ -247,7 +257,7 @@ def resource(value: Any, path: str) -> Problems:
     need(value, path, "description", "string", problems, optional=True)
     need(value, path, "mimeType", "string", problems, optional=True)
     need(value, path, "size", "integer", problems, optional=True)
-    annotations(value.get("annotations"), f"{path}.annotations", problems)
+    check_annotations(value.get("annotations"), f"{path}.annotations", problems)
     return problems
 
 
@@ -261,7 +271,7 @@ def template(value: Any, path: str) -> Problems:
     need(value, path, "name", "string", problems)
     need(value, path, "description", "string", problems, optional=True)
     need(value, path, "mimeType", "string", problems, optional=True)
-    annotations(value.get("annotations"), f"{path}.annotations", problems)
+    check_annotations(value.get("annotations"), f"{path}.annotations", problems)
     return problems
 
 

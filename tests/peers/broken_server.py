@@ -176,8 +176,6 @@ class BrokenServer:
             raise Invalid(-32602 if "unknown-method-32602" in self.breaks else -32601, f"Method not found: {method}")
         if self.phase != "operating" and "serve-before-init" not in self.breaks:
             raise Invalid(-32600, f"{method} before initialization")
-        if method.startswith("prompts/") and "prompts" not in self.capabilities() and "serve-undeclared-prompts" not in self.breaks:
-            raise Invalid(-32601, "no prompts")
         result: dict[str, Any] = handler(params)
         return result
 
@@ -285,8 +283,9 @@ class BrokenServer:
 
     def do_completion_complete(self, params: dict[str, Any]) -> dict[str, Any]:
         ref, argument = params.get("ref"), params.get("argument")
+        template = TEMPLATES[0]["uriTemplate"]
         known = isinstance(ref, dict) and ((ref.get("type") == "ref/prompt" and ref.get("name") == "greet")
-                                           or (ref.get("type") == "ref/resource" and ref.get("uri") == TEMPLATES[0]["uriTemplate"]))
+                                           or (ref.get("type") == "ref/resource" and ref.get("uri") == template))
         if not (known and isinstance(argument, dict)) and "completion-accepts-garbage" not in self.breaks:
             raise Invalid(-32602, "unknown reference or malformed argument")
         count = 101 if "too-many-completions" in self.breaks else 2
