@@ -11,8 +11,8 @@ Not a spec section: the checker's runner for ``mcp-ref check client -- CMD ARGS.
 3. Once the client has sent ``notifications/initialized`` the server *probes* it: a ping, a
    request for a method no client has (-32601 expected), roots/list and sampling/createMessage
    if the client declared them, a log message and list_changed notifications, and a last ping.
-   The answer to the client's first request after initialization waits (at most one step
-   timeout) for the probes, so a short-lived client stays long enough to be probed.
+   The answer to the client's first request after initialization waits for the probes (each
+   bounded by the step timeout), so a short-lived client stays long enough to be probed.
 4. The client runs until it exits (at most ``run_timeout``); the client cases then judge the
    recorded session (client_cases.py).
 """
@@ -45,6 +45,7 @@ from .shapes import as_dict
 from .wire import Incoming, WaitTimeout, Wire, encode
 
 RELAY = str(Path(__file__).with_name("relay.py"))
+PROBES = 6  # requests the checking server may send the client (see CheckingServer._probe)
 SERVER_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 # What the checking server declares: no resources, so a client that lists them anyway is using a
 # capability that was never negotiated (LC-15).
@@ -379,7 +380,9 @@ class CheckingServer:
             msg = incoming.msg
             if not isinstance(msg, dict):
                 continue
-            if isinstance(msg.get("method"), str) and "id" in msg:
+            if msg.get("method") == "initialize" and "id" in msg:
+                self._answer(msg)  # at once, so the phase is set before the next message is read
+            elif isinstance(msg.get("method"), str) and "id" in msg:
                 threading.Thread(target=self._answer, args=(msg,), daemon=True).start()
             elif isinstance(msg.get("method"), str):
                 self._on_notification(msg)
@@ -410,7 +413,9 @@ class CheckingServer:
             self._error(rid, -32600, "initialize was already received")
             return
         if self._operating and not self.probes_done.is_set():
-            self.probes_done.wait(self.timeout)  # keep a short-lived client here until probed
+            # Keep a short-lived client here until it has been probed: each probe waits one step
+            # at most, so this wait is bounded too.
+            self.probes_done.wait(self.timeout * (PROBES + 1))
         if method == "ping":
             self._send({"jsonrpc": "2.0", "id": rid, "result": {}})
             return
@@ -555,7 +560,7 @@ def run_client(command: list[str], options: ClientOptions) -> ClientSession:
     link.close()
     serving.join(1.0)
     if server.prober is not None:
-        server.prober.join(options.timeout * 6)  # each probe waits at most one step
+        server.prober.join(options.timeout * PROBES)  # each probe waits at most one step
     if not session.from_client:
         tail = " | ".join(list(session.stderr_tail)[-3:])[-300:]
         raise SetupFailed(f"the client never sent anything to the checking server (exit status {session.exit_code})"

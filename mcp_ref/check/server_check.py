@@ -48,11 +48,12 @@ class Target:
             return self.stdio if isinstance(self.stdio, str) else " ".join(self.stdio)
         return str(self.sse)
 
-    def open(self, timeout: float) -> Wire:
+    def open(self, timeout: float, headers: dict[str, str] | None = None) -> Wire:
+        """A new connection (``headers``: extra HTTP headers, for SSE)."""
         if self.stdio is not None:
             return StdioWire(self.stdio, timeout)
         assert self.sse is not None
-        return SseWire(self.sse, timeout, self.headers)
+        return SseWire(self.sse, timeout, {**self.headers, **(headers or {})})
 
 
 @dataclass
@@ -105,8 +106,8 @@ class ServerRun:
 
     # --- connections ---------------------------------------------------------------------------
 
-    def open_wire(self) -> Wire:
-        wire = self.target.open(self.options.timeout)
+    def open_wire(self, headers: dict[str, str] | None = None) -> Wire:
+        wire = self.target.open(self.options.timeout, headers)
         with self._lock:
             self.wires.append(wire)
         return wire
@@ -269,6 +270,12 @@ class ServerCheck(Recorder):
         return self.run.discovery
 
     # --- connections ---------------------------------------------------------------------------
+
+    def open_wire(self, headers: dict[str, str] | None = None) -> Wire:
+        """A new raw connection of this case's own (``headers``: extra HTTP headers, for SSE)."""
+        wire = self.run.open_wire(headers)
+        self._own.append(wire)
+        return wire
 
     def connect(self) -> Peer:
         """A new connection of this case's own, not initialized."""

@@ -114,10 +114,9 @@ def exits_when_stdin_closes(t: ServerCheck) -> None:
 
 
 def _stream(t: ServerCheck, headers: dict[str, str] | None = None) -> SseWire:
-    wire = SseWire(str(t.run.target.sse), t.timeout, {**t.run.target.headers, **(headers or {})})
-    with t.run._lock:
-        t.run.wires.append(wire)
-    t._own.append(wire)
+    """A new event stream of this case's own, with extra request headers."""
+    wire = t.open_wire(headers)
+    assert isinstance(wire, SseWire)
     return wire
 
 

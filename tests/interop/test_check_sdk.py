@@ -26,7 +26,8 @@ from ..conftest import ROOT
 PEERS = ROOT / "tests" / "peers"
 SERVER = [sys.executable, str(PEERS / "sdk_server.py")]
 CLIENT = [sys.executable, str(PEERS / "sdk_client.py")]
-TIMEOUT = 2.0
+TIMEOUT = 2.0  # a server run waits this long where a deviating SDK stays silent
+CLIENT_TIMEOUT = 5.0  # a client run never waits on silence, unless the client misbehaves
 BEGIN, END = "<!-- check-sdk-results: begin -->", "<!-- check-sdk-results: end -->"
 
 SERVER_COLUMNS = {"MCPServer, stdio": "server-stdio", "MCPServer, SSE": "server-sse"}
@@ -81,12 +82,15 @@ def _server_over_sse() -> list[CaseResult]:
 
 def run_all() -> dict[str, list[CaseResult]]:
     """Every SDK run, a few at a time."""
+    def client(*args: str, sse: bool = False) -> list[CaseResult]:
+        return run_client_check([*CLIENT, *args, "{server}"], ClientOptions(timeout=CLIENT_TIMEOUT, sse=sse))[0]
+
     jobs = {
         "server-stdio": lambda: run_server_check(Target(stdio=SERVER), Options(timeout=TIMEOUT, call_tools=True))[0],
         "server-sse": _server_over_sse,
-        "client-stdio": lambda: run_client_check([*CLIENT, "{server}"], ClientOptions(timeout=TIMEOUT))[0],
-        "client-sse": lambda: run_client_check([*CLIENT, "--sse", "{server}"], ClientOptions(timeout=TIMEOUT, sse=True))[0],
-        "client-legacy": lambda: run_client_check([*CLIENT, "--mode", "legacy", "{server}"], ClientOptions(timeout=TIMEOUT))[0],
+        "client-stdio": lambda: client(),
+        "client-sse": lambda: client("--sse", sse=True),
+        "client-legacy": lambda: client("--mode", "legacy"),
     }
     with ThreadPoolExecutor(3) as pool:
         futures = {name: pool.submit(job) for name, job in jobs.items()}
