@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import shapes
-from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe, StdioLink
+from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
+from .client_links import StdioLink
 from .model import client_case
 from .server_transports import stdout_fragments
 from .wire import Incoming, shown

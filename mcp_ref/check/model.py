@@ -238,7 +238,13 @@ def client_case(page: str, *ids: str, transport: str | None = None) -> Callable[
 
 def all_server_cases() -> list[Case]:
     """Every server case, in page order (importing the case modules registers them)."""
-    from . import server_basic, server_features, server_transports, server_utilities  # noqa: F401
+    from . import (  # noqa: F401
+        server_basic,
+        server_basic_utilities,
+        server_features,
+        server_transports,
+        server_utilities,
+    )
 
     return list(SERVER_CASES)
 

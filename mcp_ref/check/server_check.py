@@ -26,7 +26,8 @@ from typing import Any, NoReturn
 
 from . import shapes
 from .model import Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, all_server_cases, select, status_of
-from .wire import ConnectFailed, Peer, Reply, SseWire, StdioWire, Wire, shown
+from .peer import Peer, Reply
+from .wire import ConnectFailed, SseWire, StdioWire, Wire, shown
 
 MAX_PAGES = 20  # pages followed per list during discovery
 

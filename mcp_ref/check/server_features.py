@@ -32,8 +32,8 @@ from typing import Any
 
 from . import shapes
 from .model import server_case
+from .peer import Peer, Reply
 from .server_check import ServerCheck
-from .wire import Peer, Reply
 
 TOOLS = "server/tools"
 RESOURCES = "server/resources"

@@ -25,8 +25,9 @@ from typing import Any
 
 from . import shapes
 from .model import server_case
+from .peer import Reply
 from .server_check import ServerCheck
-from .wire import Reply, shown
+from .wire import shown
 
 LOGGING = "server/utilities/logging"
 COMPLETION = "server/utilities/completion"
