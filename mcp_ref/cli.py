@@ -335,6 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")
     demo.set_defaults(func=cmd_demo)
+
+    from .check.cli import add_check_parser  # the conformance kit: mcp-ref check --list
+
+    add_check_parser(sub)
     return parser
 
 

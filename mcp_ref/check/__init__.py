@@ -1,0 +1,27 @@
+"""mcp_ref.check: a conformance checker for MCP 2024-11-05 servers and clients (``mcp-ref check``).
+
+Not a spec section: a test kit that judges another implementation requirement by requirement,
+over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
+
+1. ``mcp-ref check server`` connects to a server as a client (wire.py records every byte,
+   peer.py speaks the client's side) and runs the server cases, grouped by spec page
+   (server_basic, server_basic_utilities, server_features, server_utilities,
+   server_transports; server_check.py runs them). It checks only what the server declares,
+   and calls tools only with ``--call-tools``.
+2. ``mcp-ref check client`` runs a client command against the kit's own checking server
+   (client_links.py, relay.py), records what the client does and probes it (client_check.py),
+   then judges the session (client_cases.py).
+3. Every case names its requirement IDs (mcp_ref/requirements.py gives their level) and ends
+   PASS, FAIL (a MUST not met), WARN (a SHOULD not met) or SKIP; a failure shows what was sent
+   and what came back (report.py: text, JSON, JUnit XML).
+
+``import mcp_ref`` does not import this package. From Python::
+
+    from mcp_ref.check.server_check import Options, Target, run_server_check
+    results, discovery = run_server_check(Target(stdio="mcp-ref serve"), Options())
+"""
+
+from .model import CLIENT_CASES, SERVER_CASES, Case, CaseResult, Finding, Status, all_client_cases, all_server_cases
+
+__all__ = ["CLIENT_CASES", "SERVER_CASES", "Case", "CaseResult", "Finding", "Status", "all_client_cases",
+           "all_server_cases"]

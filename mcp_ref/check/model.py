@@ -1,0 +1,266 @@
+"""The checker's vocabulary: cases, findings, statuses, and the registry of cases.
+
+Not a spec section: the conformance checker's model (see __init__.py).
+
+1. A *case* is a small function that checks one behaviour of a peer. It is registered with the
+   spec page it belongs to and the requirement IDs it checks (``@server_case("server/tools",
+   "TOOL-18")``). Its docstring says, in our words, what it checks.
+2. While it runs, a case records *findings*: "requirement X is not met, because ...". Each
+   finding names one requirement ID; the index (mcp_ref/requirements.py) gives that ID's
+   strength, and the strength decides the status: an unmet MUST makes the case FAIL, an unmet
+   SHOULD makes it WARN, a MAY never fails (it is noted).
+3. A case that cannot apply (an undeclared capability, another transport, a tool call without
+   ``--call-tools``) is SKIP, with the reason. A case whose own code crashes is ERROR: that is a
+   fault of the kit, never blamed on the peer.
+4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+STRENGTHS = ("MUST", "SHOULD", "MAY")  # strongest first
+
+
+class Status(str, enum.Enum):
+    """How a case ended."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"  # a MUST is not met
+    WARN = "WARN"  # a SHOULD is not met
+    SKIP = "SKIP"  # the case does not apply to this peer (the reason says why)
+    ERROR = "ERROR"  # the kit itself failed while running the case
+
+
+def requirement(req_id: str) -> Any:
+    """The index entry for ``req_id`` (imported here, so ``import mcp_ref`` never loads the kit)."""
+    from .. import requirements
+
+    return requirements.get(req_id)
+
+
+def strength_of(req_id: str) -> str:
+    """MUST, SHOULD or MAY, from the requirement index."""
+    return str(requirement(req_id).strength)
+
+
+def strongest(ids: tuple[str, ...]) -> str:
+    return min((strength_of(i) for i in ids), key=STRENGTHS.index)
+
+
+@dataclass
+class Finding:
+    """One requirement the peer did not meet, with the evidence."""
+
+    id: str
+    message: str
+    sent: str | None = None  # the message the kit sent, as on the wire
+    got: str | None = None  # what came back (or a description of the silence)
+
+    @property
+    def strength(self) -> str:
+        return strength_of(self.id)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message}
+        if self.sent is not None:
+            out["sent"] = self.sent
+        if self.got is not None:
+            out["got"] = self.got
+        return out
+
+
+class Abort(Exception):
+    """Raised inside a case to end it at once (after a finding, or to skip)."""
+
+
+class Skipped(Abort):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Case:
+    """A registered check. ``func(t)`` runs it; ``t`` is the side's check context."""
+
+    name: str
+    page: str
+    ids: tuple[str, ...]
+    side: str  # "server" or "client"
+    func: Callable[[Any], None]
+    fresh: bool = False  # needs a connection of its own (server side)
+    transport: str | None = None  # only over "stdio" or "sse"
+    call_tools: bool = False  # runs the server's tools: only with --call-tools
+    audit: bool = False  # judges the traffic of the whole run: runs last
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of the docstring (what the case checks)."""
+        doc = " ".join((self.func.__doc__ or "").split())
+        return doc.split(". ")[0].rstrip(".") if doc else self.name
+
+    @property
+    def description(self) -> str:
+        return " ".join((self.func.__doc__ or "").split())
+
+    @property
+    def level(self) -> str:
+        return strongest(self.ids)
+
+    def matches(self, selector: str) -> bool:
+        """``--only``: a page ("server/tools" or "tools"), a requirement ID, or a case name."""
+        selector = selector.strip().rstrip("/")
+        if "://" in selector:  # a page URL
+            selector = selector.split("/2024-11-05/", 1)[-1]
+        return (selector.upper() in self.ids or selector in (self.name, self.name.split(".", 1)[1], self.page)
+                or self.page.endswith("/" + selector))
+
+
+@dataclass
+class CaseResult:
+    """What running one case produced."""
+
+    case: Case
+    status: Status
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    skip_reason: str | None = None
+    error: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    duration: float = 0.0
+
+    @property
+    def failed_ids(self) -> list[str]:
+        return [f.id for f in self.findings if f.strength in ("MUST", "SHOULD")]
+
+    @property
+    def detail(self) -> str:
+        if self.status is Status.SKIP:
+            return self.skip_reason or ""
+        if self.status is Status.ERROR:
+            return self.error or ""
+        if self.findings:
+            return "; ".join(f"{f.id}: {f.message}" for f in self.findings)
+        return "; ".join(self.notes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.case.name, "page": self.case.page, "ids": list(self.case.ids),
+            "level": self.case.level, "status": self.status.value, "summary": self.case.summary,
+            "detail": self.detail, "findings": [f.as_dict() for f in self.findings], "notes": self.notes,
+            "duration": round(self.duration, 3), "messages": self.messages,
+        }
+
+
+def status_of(findings: list[Finding]) -> Status:
+    """FAIL if a MUST is unmet, WARN if only SHOULDs are; a MAY never fails a case."""
+    strengths = {f.strength for f in findings}
+    if "MUST" in strengths:
+        return Status.FAIL
+    if "SHOULD" in strengths:
+        return Status.WARN
+    return Status.PASS
+
+
+class Recorder:
+    """The part of a check context every case uses: findings, notes, skipping."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.notes: list[str] = []
+
+    def check(self, ok: bool, req_id: str, message: str, sent: str | None = None, got: str | None = None) -> bool:
+        """Record a finding against ``req_id`` unless ``ok``; return ``ok``."""
+        if not ok:
+            self.findings.append(Finding(req_id, message, sent, got))
+        return ok
+
+    def fail(self, req_id: str, message: str, sent: str | None = None, got: str | None = None) -> NoReturn:
+        """Record a finding and end the case."""
+        self.findings.append(Finding(req_id, message, sent, got))
+        raise Abort(message)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def skip(self, reason: str) -> NoReturn:
+        raise Skipped(reason)
+
+
+# --- the registry -------------------------------------------------------------------------------
+
+SERVER_CASES: list[Case] = []
+CLIENT_CASES: list[Case] = []
+
+
+def _register(side: str, page: str, ids: tuple[str, ...], func: Callable[[Any], None], **options: Any) -> Case:
+    from .. import requirements
+
+    if not ids:
+        raise ValueError(f"case {func.__name__} names no requirement ID")
+    for req_id in ids:
+        requirements.get(req_id)  # an unknown ID fails here, at import, not in a report
+    if page not in requirements.PAGES:
+        raise ValueError(f"case {func.__name__}: unknown page {page!r}")
+    if not (func.__doc__ or "").strip():
+        raise ValueError(f"case {func.__name__} has no docstring saying what it checks")
+    short = page.rsplit("/", 1)[-1]
+    name = f"{short}.{func.__name__.strip('_').replace('_', '-')}"
+    registry = SERVER_CASES if side == "server" else CLIENT_CASES
+    if any(c.name == name for c in registry):
+        raise ValueError(f"two {side} cases are named {name}")
+    case = Case(name, page, ids, side, func, **options)
+    registry.append(case)
+    return case
+
+
+def server_case(page: str, *ids: str, fresh: bool = False, transport: str | None = None,
+                call_tools: bool = False, audit: bool = False) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Register a server case: ``@server_case("server/tools", "TOOL-18")``."""
+    def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
+        _register("server", page, ids, func, fresh=fresh, transport=transport, call_tools=call_tools, audit=audit)
+        return func
+    return register
+
+
+def client_case(page: str, *ids: str, transport: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Register a client case: ``@client_case("basic/lifecycle", "LC-08")``."""
+    def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
+        _register("client", page, ids, func, transport=transport)
+        return func
+    return register
+
+
+def all_server_cases() -> list[Case]:
+    """Every server case, in page order (importing the case modules registers them)."""
+    from . import (  # noqa: F401
+        server_basic,
+        server_basic_utilities,
+        server_features,
+        server_transports,
+        server_utilities,
+    )
+
+    return list(SERVER_CASES)
+
+
+def all_client_cases() -> list[Case]:
+    from . import client_cases as _cases  # noqa: F401
+
+    return list(CLIENT_CASES)
+
+
+def select(cases: list[Case], only: list[str]) -> list[Case]:
+    """The cases matching any ``--only`` selector (all of them when there is none)."""
+    if not only:
+        return cases
+    chosen = [c for c in cases if any(c.matches(s) for s in only)]
+    return chosen
+
+
+ID_PATTERN = re.compile(r"^[A-Z]+-\d+$")

@@ -1,0 +1,144 @@
+"""The conformance checker against the official Python SDK (``mcp`` 2.x): its high-level
+MCPServer over stdio and over HTTP with SSE, and its Client over both (in its default mode, and
+in mode="legacy").
+
+https://modelcontextprotocol.io/specification/2024-11-05
+The results are kept in the README ("Conformance checker"), each deviation with its reason; this
+test renders the table from a fresh run and fails if the README's differs, so the table cannot
+rot. To update it: ``python -m tests.interop.test_check_sdk`` prints the table to paste.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from mcp_ref.check.client_check import ClientOptions, run_client_check
+from mcp_ref.check.model import CaseResult, Status
+from mcp_ref.check.server_check import Options, Target, run_server_check
+
+from ..conftest import ROOT
+
+PEERS = ROOT / "tests" / "peers"
+SERVER = [sys.executable, str(PEERS / "sdk_server.py")]
+CLIENT = [sys.executable, str(PEERS / "sdk_client.py")]
+TIMEOUT = 2.0  # a server run waits this long where a deviating SDK stays silent
+CLIENT_TIMEOUT = 5.0  # a client run never waits on silence, unless the client misbehaves
+BEGIN, END = "<!-- check-sdk-results: begin -->", "<!-- check-sdk-results: end -->"
+
+SERVER_COLUMNS = {"MCPServer, stdio": "server-stdio", "MCPServer, SSE": "server-sse"}
+CLIENT_COLUMNS = {"Client, stdio": "client-stdio", "Client, SSE": "client-sse",
+                  "Client mode=legacy, stdio": "client-legacy"}
+
+# Why each case that does not pass fails: "peer" when the SDK deviates from 2024-11-05 (which
+# rule), "kit" when it is a fault of the checker. A new failure without a reason here shows up
+# in the rendered table as "(no reason recorded)" and fails the comparison.
+REASONS = {
+    "messages.answers-unparseable-input-with-32700":
+        "peer: over stdio a line that is not JSON is dropped without an answer; JSON-RPC wants -32700 (MSG-01). "
+        "Over SSE the POST is refused with HTTP 400, which the kit accepts",
+    "messages.answers-invalid-envelopes-with-32600":
+        "peer: over stdio valid JSON that is not JSON-RPC is dropped without an answer; JSON-RPC wants -32600 (MSG-01). "
+        "Over SSE: HTTP 400",
+    "tools.unknown-tool-is-a-protocol-error":
+        "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
+    "resources.unknown-resource-is-32002":
+        "peer: an unknown resource is -32602 (the code of later revisions), not -32002 (RES-06)",
+    "prompts.unknown-prompt-is-32602": "peer: the error for an unknown prompt has code 0, not -32602 (PRM-07)",
+    "prompts.missing-required-argument-is-32602":
+        "peer: the error for a missing prompt argument has code 0, not -32602 (PRM-08)",
+    "logging.log-messages-are-declared-and-well-formed":
+        "peer: MCPServer sends notifications/message (ctx.info in a tool) without declaring logging (LOG-01)",
+    "completion.completion-of-an-unknown-prompt-is-refused":
+        "peer: the SDK hands any ref to the completion handler unchecked, and this peer's handler does not check "
+        "it either (CMP-04)",
+    "pagination.invalid-tools-cursor-is-32602": "peer: MCPServer does not page; an unknown cursor is ignored (PAG-09)",
+    "pagination.invalid-resources-cursor-is-32602": "peer: as above, for resources/list (PAG-09)",
+    "pagination.invalid-templates-cursor-is-32602": "peer: as above, for resources/templates/list (PAG-09)",
+    "pagination.invalid-prompts-cursor-is-32602": "peer: as above, for prompts/list (PAG-09)",
+    "lifecycle.initialize-comes-first":
+        "peer: in its default mode the client first sends server/discover (a probe of the 2026-07-28 revision), "
+        "before initialize (LC-01); mode=\"legacy\" starts with initialize",
+    "lifecycle.only-pings-before-the-initialize-result": "peer: the same server/discover probe (LC-09)",
+}
+
+
+def _server_over_sse() -> list[CaseResult]:
+    proc = subprocess.Popen([*SERVER, "sse"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().rsplit(" at ", 1)[1].strip()
+        return run_server_check(Target(sse=url), Options(timeout=TIMEOUT, call_tools=True))[0]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def run_all() -> dict[str, list[CaseResult]]:
+    """Every SDK run, a few at a time."""
+    def client(*args: str, sse: bool = False) -> list[CaseResult]:
+        return run_client_check([*CLIENT, *args, "{server}"], ClientOptions(timeout=CLIENT_TIMEOUT, sse=sse))[0]
+
+    jobs = {
+        "server-stdio": lambda: run_server_check(Target(stdio=SERVER), Options(timeout=TIMEOUT, call_tools=True))[0],
+        "server-sse": _server_over_sse,
+        "client-stdio": lambda: client(),
+        "client-sse": lambda: client("--sse", sse=True),
+        "client-legacy": lambda: client("--mode", "legacy"),
+    }
+    with ThreadPoolExecutor(3) as pool:
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def render(runs: dict[str, list[CaseResult]]) -> str:
+    """The README's results block: counts per column, then every case that did not pass somewhere."""
+    out = [BEGIN]
+    for columns in (SERVER_COLUMNS, CLIENT_COLUMNS):
+        names = list(columns)
+        out += ["", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        counts = []
+        for key in columns.values():
+            results = runs[key]
+            counts.append(" / ".join(str(sum(r.status is s for r in results)) for s in
+                                     (Status.PASS, Status.FAIL, Status.WARN, Status.SKIP, Status.ERROR)))
+        out.append("| PASS / FAIL / WARN / SKIP / ERROR | " + " | ".join(counts) + " |")
+        out += ["", "| case | IDs | " + " | ".join(names) + " | why |", "|---|---|" + "---|" * len(names) + "---|"]
+        first = runs[next(iter(columns.values()))]
+        for case in [r.case for r in first]:
+            statuses = [next(r.status for r in runs[key] if r.case.name == case.name) for key in columns.values()]
+            if all(s in (Status.PASS, Status.SKIP) for s in statuses):
+                continue
+            reason = REASONS.get(case.name, "(no reason recorded)")
+            out.append(f"| `{case.name}` | {', '.join(case.ids)} | " + " | ".join(s.value for s in statuses)
+                       + f" | {reason} |")
+    out.append(END)
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, list[CaseResult]]:
+    pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the peer")
+    return run_all()
+
+
+def test_the_kit_never_errors_on_the_sdk(runs: Any) -> None:
+    for key, results in runs.items():
+        assert not [r.case.name for r in results if r.status is Status.ERROR], key
+
+
+def test_the_readme_table_matches_a_fresh_run_against_the_sdk(runs: Any) -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert BEGIN in readme and END in readme, "the README has no SDK results block"
+    kept = readme[readme.index(BEGIN):readme.index(END) + len(END)]
+    assert kept == render(runs), "the SDK results changed: run `python -m tests.interop.test_check_sdk`, update the README"
+
+
+if __name__ == "__main__":
+    print(render(run_all()))

@@ -1,0 +1,313 @@
+"""A small MCP 2024-11-05 server over stdio in plain stdlib Python, for testing the checker.
+
+Without flags it follows every rule the server checker tests: ``mcp-ref check server --stdio
+"python broken_server.py"`` must pass. Each ``--break NAME`` breaks exactly one rule, so a test
+can show the checker fails it on the right requirement ID (see BREAKS for the list).
+
+It offers two tools (``echo`` and ``count``, which reports progress), a text and a binary
+resource, a template, a prompt with a required argument and one embedding a resource, logging,
+completion, and pages of one item so that cursors are followed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import time
+from typing import Any
+
+BREAKS = {
+    "no-ping": "answer ping after initialization with -32601",
+    "ping-before-init-error": "refuse ping before initialize",
+    "echo-version": "answer initialize with whatever version was proposed",
+    "serve-before-init": "serve requests before initialize",
+    "request-before-initialized": "send a request before the initialized notification",
+    "stdout-banner": "print a banner on stdout",
+    "pretty-ping": "pretty-print the response to ping, over several lines",
+    "no-exit-on-eof": "keep running after stdin closes",
+    "unknown-method-32602": "answer unknown methods with -32602",
+    "silent-parse-error": "say nothing to a line that is not JSON",
+    "silent-invalid-request": "say nothing to an invalid envelope",
+    "answers-notifications": "answer an unknown notification",
+    "int-ids": "answer numeric string ids with integers",
+    "result-and-error": "put both result and error in completion errors",
+    "string-error-code": "send a string error code for an unknown prompt",
+    "reuse-request-id": "send two pings to the client with the same id",
+    "roots-request": "ask a client without roots for its roots",
+    "undeclared-list-changed": "send tools/list_changed without declaring listChanged",
+    "serve-undeclared-prompts": "serve prompts without declaring them",
+    "unknown-tool-iserror": "answer an unknown tool with an isError result",
+    "tool-without-name-ok": "answer tools/call without a name with a result",
+    "unknown-resource-32602": "answer an unknown resource with -32602",
+    "bad-blob": "send a blob that is not base64",
+    "read-without-uri-ok": "answer resources/read without a uri with a result",
+    "prompt-missing-argument-ok": "get a prompt without its required argument",
+    "embedded-without-mime-type": "embed a resource without mimeType in a prompt",
+    "bad-log-level-ok": "accept an unknown log level",
+    "log-below-level": "send a debug message after any setLevel",
+    "too-many-completions": "return 101 completion values",
+    "completion-accepts-garbage": "answer malformed completion params with a result",
+    "bad-cursor-ok": "answer an unknown cursor with the first page",
+    "looping-cursor": "hand out the same cursor again on the last page",
+    "progress-after-response": "send progress for a ping after answering it",
+    "crash-on-unknown-cancel": "exit when a cancellation names an unknown request",
+}
+
+LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+TOOLS = [
+    {"name": "echo", "description": "Echo text.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "count", "description": "Count to 3 with progress.", "inputSchema": {"type": "object", "properties": {}}},
+]
+RESOURCES = [{"uri": "test://text", "name": "text", "mimeType": "text/plain"},
+             {"uri": "test://blob", "name": "blob", "mimeType": "application/octet-stream"}]
+TEMPLATES = [{"uriTemplate": "test://items/{item}", "name": "item"}]
+PROMPTS = [{"name": "greet", "arguments": [{"name": "name", "required": True}]}, {"name": "embed"}]
+
+
+class Invalid(Exception):
+    def __init__(self, code: Any, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class BrokenServer:
+    def __init__(self, breaks: set[str]) -> None:
+        self.breaks = breaks
+        self.phase = "new"  # new -> initializing -> operating
+        self.seen_ids: set[str] = set()
+
+    def write(self, msg: dict[str, Any], *, pretty: bool = False) -> None:
+        text = json.dumps(msg, indent=2 if pretty else None, separators=None if pretty else (",", ":"))
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = {"tools": {"listChanged": "undeclared-list-changed" not in self.breaks},
+                                "resources": {"subscribe": True}, "prompts": {}, "logging": {}}
+        if "undeclared-list-changed" in self.breaks:
+            caps["tools"] = {}
+        if "serve-undeclared-prompts" in self.breaks:
+            del caps["prompts"]
+        return caps
+
+    # --- dispatch ------------------------------------------------------------------------------
+
+    def on_line(self, line: bytes) -> None:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            if "silent-parse-error" not in self.breaks:
+                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            return
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not (
+                isinstance(msg.get("method"), str) or "result" in msg or "error" in msg):
+            if "silent-invalid-request" not in self.breaks:
+                rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), (str, int)) else None
+                self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "Invalid Request"}})
+            return
+        if "method" not in msg:
+            return  # a response to one of our pings
+        if "id" not in msg:
+            self.on_notification(msg["method"], msg.get("params") or {})
+            return
+        rid = msg["id"]
+        self.seen_ids.add(repr(rid))
+        try:
+            result = self.on_request(msg["method"], msg.get("params") if isinstance(msg.get("params"), dict) else {})
+        except Invalid as exc:
+            error = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": exc.message}}
+            if "result-and-error" in self.breaks and msg["method"] == "completion/complete":
+                error["result"] = {}
+            self.write(error)
+            return
+        if "int-ids" in self.breaks and isinstance(rid, str) and rid.isdigit():
+            rid = int(rid)
+        self.write({"jsonrpc": "2.0", "id": rid, "result": result}, pretty="pretty-ping" in self.breaks
+                   and msg["method"] == "ping" and self.phase == "operating")
+        self.after(msg["method"], msg.get("params") or {})
+
+    def after(self, method: str, params: dict[str, Any]) -> None:
+        """Things a broken server does once it has answered."""
+        if method == "initialize" and "request-before-initialized" in self.breaks:
+            self.write({"jsonrpc": "2.0", "id": "early", "method": "elicitation/create", "params": {}})
+        if method == "logging/setLevel" and "log-below-level" in self.breaks:
+            self.write({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "x"}})
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if method == "ping" and "progress-after-response" in self.breaks and isinstance(meta, dict) and "progressToken" in meta:
+            self.write({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": meta["progressToken"], "progress": 1}})
+
+    def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/initialized" and self.phase == "initializing":
+            self.phase = "operating"
+            if "reuse-request-id" in self.breaks:
+                for _ in range(2):
+                    self.write({"jsonrpc": "2.0", "id": "server-ping", "method": "ping"})
+            if "roots-request" in self.breaks:
+                self.write({"jsonrpc": "2.0", "id": "server-roots", "method": "roots/list"})
+            if "undeclared-list-changed" in self.breaks:
+                self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        elif method == "notifications/cancelled":
+            target = params.get("requestId") if isinstance(params, dict) else None
+            if "crash-on-unknown-cancel" in self.breaks and isinstance(target, (str, int)) and repr(target) not in self.seen_ids:
+                sys.exit(3)
+        elif "answers-notifications" in self.breaks:
+            self.write({"jsonrpc": "2.0", "id": "notification", "error": {"code": -32601, "message": "no"}})
+
+    def on_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "ping":
+            if self.phase == "new" and "ping-before-init-error" in self.breaks:
+                raise Invalid(-32600, "initialize first")
+            if self.phase == "operating" and "no-ping" in self.breaks:
+                raise Invalid(-32601, "no ping here")
+            return {}
+        if method == "initialize":
+            if self.phase != "new":
+                raise Invalid(-32600, "already initialized")
+            version = params.get("protocolVersion")
+            self.phase = "initializing"
+            chosen = version if "echo-version" in self.breaks else "2024-11-05"
+            return {"protocolVersion": chosen, "capabilities": self.capabilities(),
+                    "serverInfo": {"name": "broken-server", "version": "1.0"}}
+        handler = getattr(self, "do_" + method.replace("/", "_"), None)
+        if handler is None:
+            raise Invalid(-32602 if "unknown-method-32602" in self.breaks else -32601, f"Method not found: {method}")
+        if self.phase != "operating" and "serve-before-init" not in self.breaks:
+            raise Invalid(-32600, f"{method} before initialization")
+        result: dict[str, Any] = handler(params)
+        return result
+
+    # --- pagination: one item per page ---------------------------------------------------------
+
+    def page(self, items: list[dict[str, Any]], key: str, params: dict[str, Any]) -> dict[str, Any]:
+        cursor = params.get("cursor")
+        index = 0
+        if cursor is not None:
+            valid = [f"page-{key}-{i}" for i in range(1, len(items))]
+            if cursor not in valid:
+                if "bad-cursor-ok" not in self.breaks:
+                    raise Invalid(-32602, f"unknown cursor {cursor!r}")
+            else:
+                index = int(cursor.rsplit("-", 1)[1])
+        result: dict[str, Any] = {key: items[index:index + 1]}
+        if index + 1 < len(items):
+            result["nextCursor"] = f"page-{key}-{index + 1}"
+        elif "looping-cursor" in self.breaks:
+            result["nextCursor"] = f"page-{key}-1"
+        return result
+
+    # --- tools ---------------------------------------------------------------------------------
+
+    def do_tools_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.page(TOOLS, "tools", params)
+
+    def do_tools_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            if "tool-without-name-ok" in self.breaks:
+                return {"content": []}
+            raise Invalid(-32602, "tools/call needs a name")
+        arguments = params.get("arguments", {})
+        if name not in ("echo", "count"):
+            if "unknown-tool-iserror" in self.breaks:
+                return {"content": [{"type": "text", "text": "no such tool"}], "isError": True}
+            raise Invalid(-32602, f"Unknown tool: {name}")
+        if not isinstance(arguments, dict) or (name == "echo" and not isinstance(arguments.get("text"), str)):
+            raise Invalid(-32602, "Invalid arguments")
+        if name == "count":
+            token = (params.get("_meta") or {}).get("progressToken")
+            for step in range(1, 4):
+                if token is not None:
+                    self.write({"jsonrpc": "2.0", "method": "notifications/progress",
+                                "params": {"progressToken": token, "progress": step, "total": 3}})
+            return {"content": [{"type": "text", "text": "3"}]}
+        return {"content": [{"type": "text", "text": arguments["text"]}]}
+
+    # --- resources -----------------------------------------------------------------------------
+
+    def do_resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.page(RESOURCES, "resources", params)
+
+    def do_resources_templates_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.page(TEMPLATES, "resourceTemplates", params)
+
+    def do_resources_read(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            if "read-without-uri-ok" in self.breaks:
+                return {"contents": []}
+            raise Invalid(-32602, "resources/read needs a uri")
+        if uri == "test://text":
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "hello"}]}
+        if uri == "test://blob":
+            blob = "not base64!" if "bad-blob" in self.breaks else base64.b64encode(b"\x00\x01").decode()
+            return {"contents": [{"uri": uri, "mimeType": "application/octet-stream", "blob": blob}]}
+        if uri.startswith("test://items/"):
+            return {"contents": [{"uri": uri, "text": uri}]}
+        raise Invalid(-32602 if "unknown-resource-32602" in self.breaks else -32002, f"Resource not found: {uri}")
+
+    def do_resources_subscribe(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(params.get("uri"), str):
+            raise Invalid(-32602, "needs a uri")
+        return {}
+
+    do_resources_unsubscribe = do_resources_subscribe
+
+    # --- prompts -------------------------------------------------------------------------------
+
+    def do_prompts_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.page(PROMPTS, "prompts", params)
+
+    def do_prompts_get(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        arguments = params.get("arguments") or {}
+        if name == "greet":
+            if not isinstance(arguments.get("name"), str) and "prompt-missing-argument-ok" not in self.breaks:
+                raise Invalid(-32602, "greet needs a name")
+            return {"messages": [{"role": "user", "content": {"type": "text", "text": f"Hello {arguments.get('name')}"}}]}
+        if name == "embed":
+            resource = {"uri": "test://text", "mimeType": "text/plain", "text": "hello"}
+            if "embedded-without-mime-type" in self.breaks:
+                del resource["mimeType"]
+            return {"messages": [{"role": "user", "content": {"type": "resource", "resource": resource}}]}
+        raise Invalid("-32602" if "string-error-code" in self.breaks else -32602, f"Unknown prompt: {name}")
+
+    # --- logging and completion ----------------------------------------------------------------
+
+    def do_logging_setLevel(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("level") not in LEVELS and "bad-log-level-ok" not in self.breaks:
+            raise Invalid(-32602, f"unknown level {params.get('level')!r}")
+        return {}
+
+    def do_completion_complete(self, params: dict[str, Any]) -> dict[str, Any]:
+        ref, argument = params.get("ref"), params.get("argument")
+        template = TEMPLATES[0]["uriTemplate"]
+        known = isinstance(ref, dict) and ((ref.get("type") == "ref/prompt" and ref.get("name") == "greet")
+                                           or (ref.get("type") == "ref/resource" and ref.get("uri") == template))
+        if not (known and isinstance(argument, dict)) and "completion-accepts-garbage" not in self.breaks:
+            raise Invalid(-32602, "unknown reference or malformed argument")
+        count = 101 if "too-many-completions" in self.breaks else 2
+        return {"completion": {"values": [f"v{i}" for i in range(count)], "total": count, "hasMore": False}}
+
+
+def main() -> int:
+    breaks = set(sys.argv[sys.argv.index("--break") + 1].split(",")) if "--break" in sys.argv else set()
+    unknown = breaks - set(BREAKS)
+    if unknown:
+        sys.stderr.write(f"unknown break(s): {', '.join(sorted(unknown))}; known: {', '.join(BREAKS)}\n")
+        return 2
+    if "stdout-banner" in breaks:
+        print("broken-server 1.0 starting", flush=True)
+    server = BrokenServer(breaks)
+    for line in sys.stdin.buffer:
+        if line.strip():
+            server.on_line(line)
+    if "no-exit-on-eof" in breaks:
+        time.sleep(60)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""The checker against deliberately broken peers: each run breaks one rule, and the kit must fail
+that rule's requirement ID, and nothing else on the pages it ran.
+
+https://modelcontextprotocol.io/specification/2024-11-05 (every page the kit checks)
+The peers are plain-stdlib scripts in tests/peers/: broken_server.py and broken_client.py, each
+following every rule unless given ``--break NAME``. All runs of a table happen once per module,
+a few at a time, in the kit's own process (the Python API under ``mcp-ref check``).
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from mcp_ref.check.client_check import ClientOptions, run_client_check
+from mcp_ref.check.model import CaseResult, Status
+from mcp_ref.check.server_check import Options, Target, run_server_check
+
+from .conftest import ROOT
+from .peers import broken_client, broken_server
+
+SERVER = [sys.executable, str(ROOT / "tests" / "peers" / "broken_server.py")]
+CLIENT = [sys.executable, str(ROOT / "tests" / "peers" / "broken_client.py")]
+
+# break -> (the pages or IDs the run selects with --only, the IDs the kit must fail there: exactly these)
+SERVER_BREAKS: dict[str, tuple[list[str], set[str]]] = {
+    "no-ping": (["ping"], {"PING-01"}),
+    "ping-before-init-error": (["ping"], {"PING-01"}),
+    "echo-version": (["lifecycle"], {"LC-12"}),
+    "serve-before-init": (["lifecycle"], {"LC-01"}),
+    "request-before-initialized": (["lifecycle"], {"LC-10"}),
+    "roots-request": (["lifecycle"], {"ROOT-17"}),
+    "undeclared-list-changed": (["lifecycle"], {"LC-15"}),
+    "stdout-banner": (["transports"], {"TR-04"}),
+    "pretty-ping": (["transports"], {"TR-02"}),
+    "no-exit-on-eof": (["transports"], {"LC-16"}),
+    "unknown-method-32602": (["messages"], {"MSG-01"}),
+    "silent-parse-error": (["messages"], {"MSG-01"}),
+    "silent-invalid-request": (["messages"], {"MSG-01"}),
+    "answers-notifications": (["messages"], {"MSG-01", "MSG-05"}),  # a response to an id never sent
+    "int-ids": (["messages"], {"MSG-05"}),
+    "result-and-error": (["messages", "CMP-04"], {"MSG-06", "CMP-04"}),  # the broken answer is a completion's
+    "string-error-code": (["messages", "PRM-07"], {"MSG-07", "PRM-07"}),  # ... and a prompt's
+    "reuse-request-id": (["messages"], {"MSG-04"}),
+    "crash-on-unknown-cancel": (["cancellation"], {"CAN-14"}),
+    "progress-after-response": (["progress"], {"PROG-15"}),
+    "unknown-tool-iserror": (["tools"], {"TOOL-18"}),
+    "tool-without-name-ok": (["tools"], {"TOOL-08"}),
+    "unknown-resource-32602": (["resources"], {"RES-06"}),
+    "bad-blob": (["resources"], {"RES-10"}),
+    "read-without-uri-ok": (["resources"], {"RES-08"}),
+    "serve-undeclared-prompts": (["prompts"], {"PRM-01"}),
+    "prompt-missing-argument-ok": (["prompts"], {"PRM-08"}),
+    "embedded-without-mime-type": (["prompts"], {"PRM-05"}),
+    "bad-log-level-ok": (["logging"], {"LOG-03"}),
+    "log-below-level": (["logging"], {"LOG-20"}),
+    "too-many-completions": (["completion"], {"CMP-12"}),
+    "completion-accepts-garbage": (["completion"], {"CMP-08", "CMP-04"}),  # malformed and unknown refs alike
+    "bad-cursor-ok": (["pagination"], {"PAG-09"}),
+    "looping-cursor": (["pagination"], {"PAG-02"}),
+}
+
+CLIENT_BREAKS: dict[str, set[str]] = {
+    "request-before-initialize": {"LC-01", "LC-09"},
+    "no-initialized": {"LC-08"},
+    "pipelined-request": {"LC-09"},
+    "bad-client-info": {"LC-06"},
+    "no-capabilities": {"LC-05"},
+    "undeclared-capability": {"LC-15"},
+    "sigterm-server": {"LC-16"},
+    "reuse-id": {"MSG-04"},
+    "null-id": {"MSG-03"},
+    "float-id": {"MSG-02"},
+    "jsonrpc-1": {"MSG-01", "TR-05"},  # not a valid message: the envelope and the stdio rule both
+    "notification-with-id": {"MSG-08"},
+    "unknown-method-32602": {"MSG-01"},
+    "wrong-response-id": {"MSG-05", "PING-01"},  # the ping it answered under another id went unanswered
+    "result-and-error": {"MSG-06"},
+    "string-error-code": {"MSG-07", "MSG-01"},  # and so the code is not -32601
+    "answers-notifications": {"MSG-05"},
+    "stdin-noise": {"TR-05"},
+    "pretty-json": {"TR-02"},
+    "no-ping-answer": {"PING-01"},
+    "cancel-unknown": {"CAN-20"},
+    "cancel-initialize": {"CAN-03"},
+    "duplicate-progress-token": {"PROG-02"},
+    "bad-roots": {"ROOT-03"},
+    "roots-changed-undeclared": {"LC-15"},
+    "bad-sampling-result": {"SAMP-05"},
+}
+
+TIMEOUT = 2.0  # the broken peers answer at once; a missing answer costs this long (with room for a busy machine)
+
+
+def failed_ids(results: list[CaseResult]) -> set[str]:
+    return {i for r in results if r.status in (Status.FAIL, Status.WARN) for i in r.failed_ids}
+
+
+def errors(results: list[CaseResult]) -> list[str]:
+    return [f"{r.case.name}: {r.error}" for r in results if r.status is Status.ERROR]
+
+
+def _run_server(flag: str | None, only: list[str]) -> list[CaseResult]:
+    command = SERVER + (["--break", flag] if flag else [])
+    return run_server_check(Target(stdio=command), Options(timeout=TIMEOUT, only=only, call_tools=True))[0]
+
+
+def _run_client(flag: str | None) -> list[CaseResult]:
+    command = CLIENT + (["--break", flag] if flag else []) + ["{server}"]
+    return run_client_check(command, ClientOptions(timeout=TIMEOUT))[0]
+
+
+@pytest.fixture(scope="module")
+def server_runs() -> dict[str | None, list[CaseResult]]:
+    with ThreadPoolExecutor(4) as pool:
+        runs = {flag: pool.submit(_run_server, flag, only) for flag, (only, _) in SERVER_BREAKS.items()}
+        runs[None] = pool.submit(_run_server, None, [])
+        return {flag: future.result() for flag, future in runs.items()}
+
+
+@pytest.fixture(scope="module")
+def client_runs() -> dict[str | None, list[CaseResult]]:
+    with ThreadPoolExecutor(4) as pool:
+        runs = {flag: pool.submit(_run_client, flag) for flag in [*CLIENT_BREAKS, None]}
+        return {flag: future.result() for flag, future in runs.items()}
+
+
+def test_every_break_of_the_peers_is_in_a_table() -> None:
+    assert set(SERVER_BREAKS) == set(broken_server.BREAKS)
+    assert set(CLIENT_BREAKS) == set(broken_client.BREAKS)
+
+
+def test_the_unbroken_server_passes_every_case(server_runs: Any) -> None:
+    results = server_runs[None]
+    assert not errors(results) and failed_ids(results) == set()
+    assert sum(r.status is Status.PASS for r in results) >= 55  # tools called, cursors followed
+
+
+def test_the_unbroken_client_passes_every_case(client_runs: Any) -> None:
+    results = client_runs[None]
+    assert not errors(results) and failed_ids(results) == set()
+    assert {r.status for r in results} == {Status.PASS, Status.SKIP}
+
+
+@pytest.mark.parametrize("flag", SERVER_BREAKS)
+def test_a_broken_server_fails_on_the_broken_rule_only(server_runs: Any, flag: str) -> None:
+    results = server_runs[flag]
+    assert not errors(results), errors(results)
+    assert failed_ids(results) == SERVER_BREAKS[flag][1], [(r.case.name, r.detail) for r in results if r.findings]
+
+
+@pytest.mark.parametrize("flag", CLIENT_BREAKS)
+def test_a_broken_client_fails_on_the_broken_rule_only(client_runs: Any, flag: str) -> None:
+    results = client_runs[flag]
+    assert not errors(results), errors(results)
+    assert failed_ids(results) == CLIENT_BREAKS[flag], [(r.case.name, r.detail) for r in results if r.findings]
