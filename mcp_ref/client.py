@@ -84,14 +84,14 @@ class Client:
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
-            "ping": lambda ctx: {},  # PING-01
+            "ping": lambda ctx: {},  # PING-01, PING-12: answered inline, never behind a busy worker
             "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
         self.notification_handlers: dict[str, Callable[[dict[str, Any]], None] | None] = {
-            "notifications/message": on_log_message,  # server/utilities/logging
+            "notifications/message": on_log_message,  # LOG-09, LOG-10, LOG-11, LOG-12: the host shows or keeps them
             "notifications/resources/updated": (  # server/resources
                 (lambda params: on_resource_updated(params.get("uri", ""))) if on_resource_updated else None),
             "notifications/resources/list_changed": (lambda p: on_list_changed("resources")) if on_list_changed else None,
@@ -131,6 +131,7 @@ class Client:
         ``env`` is applied on top of this process's environment (see stdio.py). The server's
         stderr is forwarded to ours line by line, or to ``on_stderr(line)``.
         """
+        # TR-01: stdio, the transport every client should offer
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
         return cls._connected(transport, timeout=timeout, **kwargs)
 
@@ -150,6 +151,7 @@ class Client:
         """
         from .sse import SseClientTransport
 
+        # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
         return cls._connected(transport, timeout=timeout, **kwargs)
 
@@ -167,7 +169,7 @@ class Client:
         self._session.start()
         try:
             self._session.lifecycle.capabilities = self.capabilities()  # what we declare, kept for later checks
-            result = self._session.request(
+            result = self._session.request(  # LC-22: bounded by the timeout like every request
                 "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities)
             )
             lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
@@ -189,7 +191,7 @@ class Client:
             # to say when: no listChanged. (set_roots() still replaces them, without notifying.)
             capabilities["roots"] = {}
         if self.sampling_handler is not None:
-            capabilities["sampling"] = {}  # SAMP-05
+            capabilities["sampling"] = {}  # SAMP-05, AR-05
         return capabilities
 
     def set_roots(self, roots: roots_.Roots) -> None:
@@ -197,11 +199,11 @@ class Client:
         if self._roots is None:
             raise ValueError("this client declared no roots capability; pass roots= when connecting")
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots
-        if self._session.lifecycle.capabilities.get("roots", {}).get("listChanged"):  # ROOT-02
+        if self._session.lifecycle.capabilities.get("roots", {}).get("listChanged"):  # ROOT-02, ROOT-22
             self.notify("notifications/roots/list_changed")
 
     def close(self) -> None:
-        """Close the connection (and shut a spawned server down: LC-16..18)."""
+        """Close the connection (and shut a spawned server down: LC-16 to LC-18)."""
         _open_clients.discard(self)
         self._session.close("the client closed the connection")
 
@@ -246,7 +248,7 @@ class Client:
 
     @property
     def instructions(self) -> str | None:
-        return self._session.lifecycle.instructions
+        return self._session.lifecycle.instructions  # LC-27: for the host to put in its system prompt
 
     @property
     def session(self) -> Session:
@@ -289,6 +291,7 @@ class Client:
     def _require(self, capability: str, flag: str | None = None, *, method: str) -> None:
         """AR-01, LC-15: refuse locally, with no round trip, what the server did not declare."""
         declared = self.server_capabilities.get(capability)
+        # AR-01, LC-15, LC-21, PRM-12: a capability the server lacks fails here, clearly
         if not isinstance(declared, dict) or (flag is not None and not declared.get(flag)):
             what = capability + (f".{flag}" if flag else "")
             raise MethodNotFound(f"the server did not declare the {what!r} capability, so it does not support {method}")
@@ -306,6 +309,7 @@ class Client:
         """Call a tool; returns the ``CallToolResult`` dict. A tool that failed comes back with
         ``isError: true`` (it is not raised); an unknown tool or bad arguments raise InvalidParams."""
         self._require("tools", method="tools/call")
+        # TOOL-15: the call gives up after ``timeout`` (default: the client's), and cancels
         return self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout, on_progress=on_progress)
 
     def list_resources(self) -> list[dict[str, Any]]:
@@ -335,7 +339,7 @@ class Client:
     def list_prompts(self) -> list[dict[str, Any]]:
         """Every prompt, across all pages (server/prompts)."""
         self._require("prompts", method="prompts/list")
-        return self._list("prompts/list", "prompts")
+        return self._list("prompts/list", "prompts")  # PRM-11: every page
 
     def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
         """Get a prompt's messages; returns ``{"description"?, "messages": [...]}``."""
@@ -364,7 +368,7 @@ def _close_clients_left_open() -> None:
     The warnings come after all are closed: with ``-W error`` the first would stop the rest."""
     left_open = [client for client in list(_open_clients) if not client.session.is_closed]
     for client in left_open:
-        client.close()  # LC-16..18: the spawned server is shut down
+        client.close()  # LC-16, LC-17, LC-18: the spawned server is shut down
     for client in left_open:
         warnings.warn(f"{client!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
                       stacklevel=1)

@@ -93,6 +93,7 @@ class CompletionRegistry:
     @staticmethod
     def _run(completer: Completer, ctx: Any, value: str) -> dict[str, Any]:
         if not callable(completer):  # a fixed list: filter by prefix, case-insensitively
+            # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
         context = context_parameter_name(completer)

@@ -43,7 +43,7 @@ def resource_contents(uri: str, value: str | bytes, mime_type: str | None = None
     contents: dict[str, Any] = {"uri": uri}
     if mime_type is not None:
         contents["mimeType"] = mime_type
-    if isinstance(value, bytes):
+    if isinstance(value, bytes):  # PRM-06: text or a base64 blob, never both
         contents["blob"] = base64.b64encode(value).decode("ascii")  # RES-10
     else:
         contents["text"] = value  # RES-15: text only for what is text
@@ -118,18 +118,18 @@ class EmbeddedResource:
     annotations: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.uri, str) or not is_uri(self.uri):
+        if not isinstance(self.uri, str) or not is_uri(self.uri):  # PRM-04: a valid URI
             raise ValueError(f"EmbeddedResource needs an absolute URI such as 'docs://readme', not {self.uri!r}")
         if isinstance(self.data, (bytearray, memoryview)):
             object.__setattr__(self, "data", bytes(self.data))
         if not isinstance(self.data, (str, bytes)):
             raise TypeError(f"EmbeddedResource data must be str or bytes, not {type(self.data).__name__}")
-        if self.mime_type is None:
+        if self.mime_type is None:  # PRM-05: always a MIME type that fits the data
             guessed = "text/plain" if isinstance(self.data, str) else sniff_image_type(self.data)
             object.__setattr__(self, "mime_type", guessed or "application/octet-stream")
 
     def to_content(self) -> dict[str, Any]:
-        item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-04..06
+        item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-04, PRM-05, PRM-06
         if self.annotations is not None:
             item["annotations"] = self.annotations
         return item
@@ -179,7 +179,7 @@ def contents_problem(item: Any) -> str | None:
         return '"uri" must be an absolute URI'
     if "mimeType" in item and not isinstance(item["mimeType"], str):
         return '"mimeType" must be a string'
-    if ("text" in item) == ("blob" in item):  # RES-15: exactly one of them
+    if ("text" in item) == ("blob" in item):  # RES-15, PRM-06: exactly one of them
         return 'exactly one of "text" and "blob" is needed'
     if "text" in item and not isinstance(item["text"], str):
         return '"text" must be a string'

@@ -1,7 +1,7 @@
 """How a session uses its threads: one reads and runs what it reads; a standby takes over the
 reading when that takes long.
 
-Not a spec section: the machinery under session.py (DESIGN principle 5, "threads at the edges").
+Not a spec section: the machinery under session.py ("threads at the edges").
 
 The rules:
 

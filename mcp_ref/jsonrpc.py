@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeGuard, Union
 
-JSONRPC_VERSION = "2.0"
+JSONRPC_VERSION = "2.0"  # BASE-01, MSG-01: every message we build says so
 
 # Standard JSON-RPC 2.0 error codes, and MCP's one addition.
 PARSE_ERROR = -32700
@@ -57,7 +57,7 @@ class McpError(Exception):
     ``data`` optional extra detail, exactly as in the wire's ``error`` object.
     """
 
-    code: int = INTERNAL_ERROR
+    code: int = INTERNAL_ERROR  # MSG-07: error codes are integers
 
     def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
         super().__init__(message)
@@ -190,7 +190,7 @@ def notification(method: str, params: dict[str, Any] | None = None) -> Message:
 
 def result_response(request_id: RequestId, result: dict[str, Any]) -> Message:
     """A successful response (MSG-05: same id as the request)."""
-    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}  # MSG-05, MSG-06
 
 
 def error_response(request_id: RequestId | None, error: McpError) -> Message:
@@ -198,7 +198,7 @@ def error_response(request_id: RequestId | None, error: McpError) -> Message:
 
     ``request_id`` is None only when the id of the offending message could not be read; JSON-RPC
     2.0 then requires ``"id": null``. (The 2024-11-05 schema has no null id; this is the one
-    known exception, see REQUIREMENTS §18 note 4.)
+    known exception, where JSON-RPC's rule wins.)
     """
     return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.to_error()}
 

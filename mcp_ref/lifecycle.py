@@ -40,7 +40,7 @@ from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound, pa
 log = logging.getLogger("mcp_ref.lifecycle")
 
 PROTOCOL_VERSION = "2024-11-05"
-SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first
+SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first; LC-25: older ones would follow
 
 
 class Phase(enum.Enum):
@@ -92,6 +92,8 @@ class LifecycleState:
 
 def negotiate_version(requested: str) -> str:
     """LC-12: echo a supported version; otherwise answer with our latest one."""
+    # LC-12: the proposal if we support it, else our newest. VER-02: versions are compared for
+    # equality only; their dates are never read as an order.
     return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]
 
 
@@ -102,9 +104,9 @@ def accept_initialize(state: LifecycleState, params: dict[str, Any]) -> str:
     client_info = param(params, "clientInfo", "object")  # LC-06
     param(client_info, "name", "string", path="clientInfo.")
     param(client_info, "version", "string", required=False, path="clientInfo.")  # lenient: old clients omit it
-    state.protocol_version = negotiate_version(requested)  # VER-01: one version per session
-    state.peer_capabilities = capabilities
-    state.peer_info = client_info
+    state.protocol_version = negotiate_version(requested)  # VER-01, LC-14: one version per session
+    state.peer_capabilities = capabilities  # LC-02: what the client can do, for this session
+    state.peer_info = client_info  # LC-03: who the client is
     state.phase = Phase.AWAITING_INITIALIZED
     return state.protocol_version
 
@@ -120,9 +122,9 @@ def initialize_result(
 ) -> dict[str, Any]:
     """LC-07: the server's answer to ``initialize``."""
     result: dict[str, Any] = {
-        "protocolVersion": protocol_version,
-        "capabilities": capabilities,
-        "serverInfo": server_info,
+        "protocolVersion": protocol_version,  # LC-07, LC-12
+        "capabilities": capabilities,  # LC-02
+        "serverInfo": server_info,  # LC-03
     }
     if instructions is not None:
         result["instructions"] = instructions
@@ -149,9 +151,9 @@ def require_peer(session: Any, capability: str, method: str) -> None:
 def initialize_params(client_info: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
     """LC-04..06, LC-11: what the client proposes (our latest version)."""
     return {
-        "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],
-        "capabilities": capabilities,
-        "clientInfo": client_info,
+        "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],  # LC-04, LC-11
+        "capabilities": capabilities,  # LC-02, LC-05
+        "clientInfo": client_info,  # LC-03, LC-06
     }
 
 
@@ -166,8 +168,8 @@ def accept_initialize_result(state: LifecycleState, result: dict[str, Any]) -> N
         )
     capabilities = result.get("capabilities")
     server_info = result.get("serverInfo")
-    state.protocol_version = version
-    state.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
+    state.protocol_version = version  # LC-14: kept for the whole session
+    state.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}  # LC-02
     state.peer_info = server_info if isinstance(server_info, dict) else None
     instructions = result.get("instructions")
     state.instructions = instructions if isinstance(instructions, str) else None

@@ -41,7 +41,7 @@ def set_level(session: Any, params: dict[str, Any]) -> dict[str, Any]:
     if level not in SEVERITY:  # LOG-03
         raise InvalidParams(f"Invalid params: unknown log level {jsonrpc.printable(level)!r}; use one of "
                             f"{', '.join(LEVELS)}", {"field": "level"})
-    session.state[STATE_KEY] = level
+    session.state[STATE_KEY] = level  # LOG-02: this session's minimum, from now on
     return {}
 
 
@@ -54,7 +54,7 @@ def send_log(session: Any, level: str, data: Any, logger: str | None = None) -> 
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
     if "logging" not in session.lifecycle.capabilities:  # LOG-01: never for an undeclared capability
         return False
-    threshold = session.state.get(STATE_KEY)
+    threshold = session.state.get(STATE_KEY)  # LOG-21: None until the client sets one; then all go
     if threshold is not None and SEVERITY[level] < SEVERITY[threshold]:  # LOG-20
         return False
     params: dict[str, Any] = {"level": level, "data": data}
@@ -90,6 +90,7 @@ class ClientLogHandler(logging.Handler):
         self._busy = threading.local()
 
     def emit(self, record: logging.LogRecord) -> None:
+        # LOG-08, LOG-15: records of mcp_ref's own loggers (its internals) never reach a client
         if record.name.startswith("mcp_ref") or getattr(self._busy, "active", False):
             return
         self._busy.active = True
@@ -97,6 +98,7 @@ class ClientLogHandler(logging.Handler):
             message = self.format(record)
             for session in self._sessions():
                 try:
+                    # LOG-06, LOG-07: the formatted record, under its logger's own name
                     send_log(session, level_for_record(record.levelno), message, record.name)
                 except Exception:
                     pass  # a closed session; the others still get it

@@ -37,7 +37,7 @@ class MemoryTransport:
         if self._closed.is_set():
             raise OSError("memory transport is closed")
         try:
-            self._outbox.put(data, timeout=timeout)
+            self._outbox.put(data, timeout=timeout)  # TR-12, TR-13: the message passes whole, unchanged
         except queue.Full:
             raise TimeoutError(f"the peer left {self._outbox.maxsize} messages unread for {timeout:g} s") from None
 

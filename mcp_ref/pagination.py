@@ -64,7 +64,7 @@ def _decode_cursor(field: str, cursor: str) -> tuple[int, str]:
         problem = f"it pages {minted_for}, not {field}"
     else:
         problem = "it is not one this server issued (or it was altered, or the server restarted)"
-    raise InvalidParams(f'Invalid params: "cursor" {jsonrpc.printable(cursor[:80])!r}: {problem}',  # PAG-09
+    raise InvalidParams(f'Invalid params: "cursor" {jsonrpc.printable(cursor[:80])!r}: {problem}',  # PAG-03, PAG-09
                         {"field": "cursor"})
 
 
@@ -77,6 +77,7 @@ def paginate(
     cursor = jsonrpc.param(params, "cursor", "string", required=False)
     if cursor is not None:  # PAG-10: resume after the cursor
         index, last_key = _decode_cursor(field, cursor)
+        # PAG-02: the cursor names the last item sent, so changes elsewhere skip and repeat nothing
         if 0 < index <= len(items) and key(items[index - 1]) == last_key:
             start = index
         else:  # the list changed: resume after the same item if it is still there
@@ -111,9 +112,9 @@ def list_all(request: Callable[[str, dict[str, Any] | None], dict[str, Any]], me
         page = result.get(field)
         if not isinstance(page, list):
             raise McpError(f"server answered {method} without a {field!r} list")
-        items.extend(page)
+        items.extend(page)  # PAG-01, PAG-05: a page of any size, or everything at once
         cursor = result.get("nextCursor")
-        if cursor is None:
+        if cursor is None:  # PAG-04: no nextCursor, no more pages
             return items
         if cursor in seen:  # the server sent the same cursor twice: it would loop forever
             raise McpError(f"server repeated the cursor {cursor!r} while paging {method}")

@@ -78,10 +78,10 @@ class Prompt:
         returns them converted to the types the function's hints ask for."""
         known = {a["name"] for a in self.arguments}
         missing = [a["name"] for a in self.arguments if a.get("required") and a["name"] not in arguments]
-        if missing:
+        if missing:  # PRM-08, PRM-14: a call without a required argument is refused
             raise InvalidParams(f"Missing required argument(s) for prompt {self.name!r}: {', '.join(missing)}",
                                 {"prompt": self.name, "missing": missing})
-        for key, value in arguments.items():
+        for key, value in arguments.items():  # PRM-10, PRM-13: strings, for known arguments only
             if not isinstance(value, str):
                 raise InvalidParams(f"Argument {key!r} of prompt {self.name!r} must be a string")
             if key not in known and not self.accepts_any:

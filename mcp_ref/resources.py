@@ -172,7 +172,7 @@ class ResourceRegistry:
             if uri in table and not replace:
                 raise ValueError(f"{uri!r} is already registered; pass replace=True to replace it")
             table[uri] = resource
-        self._on_change()  # RES-02
+        self._on_change()  # RES-02, RES-16: to every session told listChanged, subscribed or not
         return resource
 
     def remove(self, uri: str) -> None:
@@ -230,7 +230,7 @@ class ResourceRegistry:
         uri = _uri_param(params)
         with self._lock:
             sessions = self._subscribers.get(uri)
-            if sessions is not None:
+            if sessions is not None:  # RES-12: a URI never subscribed to is a harmless no-op
                 sessions.discard(session)
                 if not sessions:
                     del self._subscribers[uri]  # an empty entry is memory nobody uses
@@ -238,11 +238,11 @@ class ResourceRegistry:
 
     def subscribers(self, uri: str) -> list[Any]:
         with self._lock:
-            return list(self._subscribers.get(uri, ()))
+            return list(self._subscribers.get(uri, ()))  # RES-13: exactly this URI's subscribers
 
     def forget_session(self, session: Any) -> None:
         """Drop every subscription of a session that ended, and the URIs nobody else watches."""
-        with self._lock:
+        with self._lock:  # RES-13: a session that ended is told nothing more
             for uri, sessions in list(self._subscribers.items()):
                 sessions.discard(session)
                 if not sessions:

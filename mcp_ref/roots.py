@@ -35,7 +35,7 @@ def check_roots(roots: list[dict[str, Any]]) -> list[dict[str, Any]]:
     checked = []
     for root in roots:
         uri = root.get("uri") if isinstance(root, dict) else None
-        if not isinstance(uri, str) or not uri.startswith("file://"):
+        if not isinstance(uri, str) or not uri.startswith("file://"):  # ROOT-03, ROOT-21
             raise ValueError(f"a root must be a dict with a file:// uri, got {root!r}")
         # ROOT-07: decode before looking, so %2e%2e (or %2E.) is caught as the ".." it means, and
         # an encoded slash cannot hide one inside a segment.

@@ -35,7 +35,7 @@ INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
 class SamplingRejected(McpError):
     """Raise this from a sampling handler when the user declines (the spec's example code, -1)."""
 
-    code = -1
+    code = -1  # SAMP-07: a refusal is an error; -1 as in the spec's example
 
     def __init__(self, message: str = "User rejected sampling request", data: Any = None):
         super().__init__(message, data)
@@ -79,13 +79,17 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str,
     """
     if handler is None:
         raise MethodNotFound("Method not found: this client has no sampling handler")
-    if not isinstance(params.get("messages"), list) or not isinstance(params.get("maxTokens"), int):
+    if not isinstance(params.get("messages"), list) or not isinstance(params.get("maxTokens"), int):  # SAMP-09
         raise InvalidParams('Invalid params: sampling/createMessage needs "messages" (a list) and "maxTokens"')
+    # SAMP-01, SAMP-02, SAMP-03, SAMP-04, SAMP-08, SAMP-13, SAMP-18, OV-14, OV-15: every request goes
+    # to the host's handler, which shows it, may edit or refuse it, and approves the answer.
+    # SAMP-06, SAMP-10, SAMP-14, SAMP-15, SAMP-16, SAMP-17, SAMP-19, SAMP-20, SAMP-21, SAMP-22,
+    # SAMP-23: the params arrive untouched (model hints in their order), for the host to weigh.
     result = handler(params)
     if isinstance(result, str):
         result = {"role": "assistant", "content": {"type": "text", "text": result}, "model": "unknown",
                   "stopReason": "endTurn"}
-    if not (isinstance(result, dict) and result.get("role") in ("user", "assistant")
+    if not (isinstance(result, dict) and result.get("role") in ("user", "assistant")  # SAMP-09
             and isinstance(result.get("content"), dict) and isinstance(result.get("model"), str)):
         raise InternalError("the sampling handler returned an invalid result (needs role, content and model)")
     return result

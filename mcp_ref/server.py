@@ -57,7 +57,7 @@ REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
     "resources/read": ("resources", None),
     "resources/subscribe": ("resources", "subscribe"),  # AR-03
     "resources/unsubscribe": ("resources", "subscribe"),
-    "prompts/list": ("prompts", None),  # PRM-01
+    "prompts/list": ("prompts", None),  # PRM-01, PRM-12
     "prompts/get": ("prompts", None),
     "logging/setLevel": ("logging", None),  # LOG-01
     # completion/complete: 2024-11-05 defines no capability; see completion.py
@@ -65,7 +65,7 @@ REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
 
 
 def _ping(ctx: RequestContext) -> dict[str, Any]:
-    return {}  # PING-01: an empty result, at once
+    return {}  # PING-01, PING-12: an empty result, at once (inline, see open_session)
 
 
 class Server:
@@ -206,7 +206,7 @@ class Server:
         return callback
 
     def _roots_changed(self, session: Session, params: dict[str, Any]) -> None:
-        for callback in self._roots_callbacks:
+        for callback in self._roots_callbacks:  # ROOT-22: on a worker, so it may ask roots/list again
             ctx = RequestContext(session, None, "notifications/roots/list_changed", params)
             session.run_in_worker(callback, ctx)
 
@@ -217,6 +217,7 @@ class Server:
 
     def capabilities(self) -> dict[str, Any]:
         """The ``capabilities`` object of the initialize result, from what is registered (AR-02)."""
+        # AR-02, BASE-02, LC-02: every feature registered is declared, and only those
         capabilities: dict[str, Any] = {}
         if self.logging:
             capabilities["logging"] = {}  # LOG-01
@@ -231,9 +232,9 @@ class Server:
     def _initialize(self, ctx: RequestContext) -> dict[str, Any]:
         state = ctx.session.lifecycle
         version = lifecycle.accept_initialize(state, ctx.params)
-        state.capabilities = self.capabilities()
+        state.capabilities = self.capabilities()  # LC-15: fixed for the session from here on
         return lifecycle.initialize_result(  # LC-07
-            version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions
+            version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions  # LC-03
         )
 
     # --- dispatch -----------------------------------------------------------------------------
@@ -244,7 +245,7 @@ class Server:
             raise MethodNotFound(f"Method not found: {ctx.method}")
         ctx.session.lifecycle.gate(ctx.method)  # LC-01, LC-08
         required = REQUIRED_CAPABILITY.get(ctx.method)
-        if required is not None:  # AR-01: serve only what this client was told we support
+        if required is not None:  # AR-01, LC-15, LC-21: serve only what this client was told we support
             capability = ctx.session.lifecycle.capabilities.get(required[0])
             if capability is None or (required[1] is not None and not capability.get(required[1])):
                 what = required[0] + (f".{required[1]}" if required[1] else "")
@@ -276,7 +277,7 @@ class Server:
         """Send ``notifications/resources/updated`` to the sessions subscribed to ``uri`` (RES-13).
         Returns how many were told."""
         told = 0
-        for session in self.resources.subscribers(uri):
+        for session in self.resources.subscribers(uri):  # RES-13: the subscribed sessions only
             if not session.is_closed:
                 told += self._notify_quietly(session, "notifications/resources/updated", {"uri": uri})
         return told
@@ -297,13 +298,13 @@ class Server:
 
     def open_session(self, transport: Transport, *, trace: TraceCallback | None = None) -> Session:
         """A new session of this server on ``transport``; call ``.start()`` or ``.run()`` on it."""
-        session = Session(
+        session = Session(  # TR-12, TR-13: any transport, the same engine and lifecycle
             transport,
             on_request=self._handle_request,
             on_notification=self._handle_notification,
             # Lifecycle messages and ping run on the reader thread, in the order they arrived,
             # so the phase machine sees initialize before initialized whatever the scheduling.
-            inline_methods=frozenset({"initialize", "ping"}),
+            inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a worker
             max_workers=self.max_workers,
             trace=trace,
             name=f"{self.name}-session",

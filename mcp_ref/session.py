@@ -171,14 +171,18 @@ class RequestContext:
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
+        # PROG-10, PROG-11, PROG-17: whether and how often to report is the handler's choice
         if self.progress_token is None or self._done:  # PROG-08, PROG-09, PROG-15
             return
+        # PROG-16: each value larger than the last, whether or not total is known
         if self._last_progress is not None and progress <= self._last_progress:  # PROG-06
             raise ValueError(
                 f"progress must increase with each notification: {progress} after {self._last_progress}"
             )
         self._last_progress = progress
+        # PROG-03, PROG-04, PROG-07: the request's own token and the work done so far (a float is fine)
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        # PROG-05, PROG-12: total only when it is known
         if total is not None:
             params["total"] = total
         try:
@@ -253,6 +257,7 @@ class OutgoingRequest:
             wait = max(0.0, self.deadline - time.monotonic())
         else:
             wait = timeout
+        # LC-22, LC-24, PING-02: no request, initialize included, waits past its timeout
         try:
             return self.future.result(wait)
         except FutureTimeout:
@@ -278,6 +283,7 @@ class OutgoingRequest:
 
         The notice is sent within ``notice_timeout`` seconds, or dropped: the peer may be the
         reason we gave up."""
+        # CAN-01, CAN-13, CAN-17: only our own request, only while pending; the caller learns which
         if not self.session._forget(self.id):
             return False  # CAN-02: already answered or failed, nothing to cancel
         if self.method != "initialize":  # CAN-03, CAN-19
@@ -384,11 +390,13 @@ class Session:
         within ``timeout`` (default: ``interval``) means the connection is dead: it is logged and
         the session closed, failing every pending call (PING-02, PING-03, PING-09, PING-11).
         The pinging thread belongs to this session and ends when it closes."""
+        # PING-06, PING-07: how often, and how long to wait for an answer, are the caller's
         def keep_pinging() -> None:
             while not self.closed.wait(interval):
                 try:
                     self.request("ping", timeout=timeout or interval)
                 except RequestTimeout:
+                    # PING-03, PING-09, PING-11: an unanswered ping is logged and ends the connection
                     log.warning("%s: no answer to ping within %g s; closing the connection", self.name, timeout or interval)
                     self.close(f"the peer did not answer a ping within {timeout or interval:g} s")
                     return
@@ -493,6 +501,7 @@ class Session:
         becomes -32603 saying so; an error message quoting text with no UTF-8 form is escaped;
         an id with no UTF-8 form is answered with id null. A peer that is gone or not reading
         simply does not get it (logged)."""
+        # MSG-05: the response carries the id of the request it answers, unchanged
         if isinstance(outcome, McpError):
             msg = jsonrpc.error_response(request_id, outcome)
         else:
@@ -614,6 +623,7 @@ class Session:
     def _on_response(self, msg: Message) -> None:
         request_id = msg.get("id")
         out = None
+        # CAN-11: whoever takes the entry out of the pending table resolves it; a late one finds nothing
         if jsonrpc.is_valid_id(request_id):
             with self._lock:
                 out = self._pending.pop(request_id, None)
@@ -656,6 +666,7 @@ class Session:
         return None
 
     def _run_request(self, ctx: RequestContext) -> None:
+        # CAN-05: a request cancelled before it started never runs
         if ctx.is_cancelled:  # cancelled while it waited for a free thread
             self._finish(ctx, None)
             return
@@ -668,6 +679,7 @@ class Session:
         except McpError as exc:
             outcome = exc
         except Exception:
+            # MSG-09, LOG-04: a failure is -32603 with one short sentence
             # Log the details here; never send internals to the peer.
             log.exception("handler for %s failed", ctx.method)
             outcome = InternalError(f"Internal error while handling {jsonrpc.printable(ctx.method)}")
@@ -711,9 +723,12 @@ class Session:
         if ctx is None:  # CAN-07, CAN-08, CAN-14, CAN-15, CAN-16: unknown, finished or malformed
             log.debug("ignoring cancellation of unknown request %r", request_id)
             return
+        # CAN-09: a request that cannot be interrupted ignores the cancellation
         if ctx.method == "initialize":  # CAN-03: initialize cannot be cancelled
             return
+        # CAN-21: the reason is logged, and kept for the handler in ctx.cancel_reason
         log.info("peer cancelled request %r (%s): %s", request_id, ctx.method, reason)  # CAN-12
+        # CAN-05: the handler is told (ctx.cancelled), so it can stop and let go of what it holds
         ctx._cancel(reason if isinstance(reason, str) else None)  # CAN-04, CAN-18
 
     def _on_progress(self, params: dict[str, Any]) -> None:

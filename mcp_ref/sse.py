@@ -204,8 +204,10 @@ class SseApp:
             return _plain(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # TR-06
             return _plain(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
+        # TR-09: GET on the SSE path opens a session's event stream
         if request.path == self.sse_path:
             return self._open_stream(request) if request.method == "GET" else _plain(405, "use GET", headers={"Allow": "GET"})
+        # TR-10: POST on the message path carries the client's messages
         if request.path == self.message_path:
             return self._post(request) if request.method == "POST" else _plain(405, "use POST", headers={"Allow": "POST"})
         return _plain(404, f"not found; the event stream is at {self.sse_path}")

@@ -15,7 +15,7 @@ In short:
    then SIGKILL, to the whole process group (wrappers such as ``npx`` leave grandchildren).
    A server exits by itself when its stdin reaches end of file (LC-19).
 
-Framing details (see ../shared/PITFALLS.md): we split only on ``b"\\n"`` (U+2028 may appear
+Framing details (what other implementations tripped over): we split only on ``b"\\n"`` (U+2028 may appear
 raw inside a JSON string); we tolerate a trailing ``\\r`` and a UTF-8 byte-order mark; we read
 and write bytes and let JSON decoding handle UTF-8. A line longer than ``MAX_LINE_BYTES``
 (32 MiB by default) is discarded and answered with -32600, so a runaway peer cannot exhaust
@@ -79,6 +79,7 @@ class NewlineFramer:
 
     def next_message(self) -> bytes | None:
         while True:
+            # TR-02: a message ends at a newline and only there (never at U+2028 or a lone \r)
             end = self._buffer.find(b"\n", self._scanned)
             if end < 0:
                 self._scanned = len(self._buffer)
@@ -170,6 +171,7 @@ class StdioTransport:
         try:
             if self._closed or self._broken:
                 raise OSError(self._broken or "the transport is closed")
+            # TR-02, TR-05: one encoded message and its newline, nothing else
             if self._fd is None:
                 self._writer.write(data + b"\n")
                 self._writer.flush()  # every message goes out at once
@@ -292,6 +294,7 @@ class SubprocessTransport(StdioTransport):
 
     def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
+        # TR-03: the child's stderr is its log, shown as text and never read as protocol
         for raw in self.process.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             self.stderr_tail.append(line)
@@ -316,6 +319,7 @@ class SubprocessTransport(StdioTransport):
         """LC-16..18: close stdin, wait; SIGTERM, wait; SIGKILL. Safe to call twice."""
         self._closing = True
         super().close()  # LC-16: end of input tells a well-behaved server to exit
+        # LC-23: every wait below is bounded, so shutting a server down takes seconds at most
         try:
             self.process.wait(timeout=STDIN_CLOSE_GRACE)
         except subprocess.TimeoutExpired:
@@ -366,12 +370,14 @@ def serve(make_session: Callable[[StdioTransport], Session], *,
     if stdout is None:
         sys.stdout.flush()
         stdout = os.fdopen(os.dup(1), "wb")
+        # TR-04: descriptor 1 now points at stderr; only the protocol holds the real stdout
         os.dup2(2, 1)
     # Unbuffered: a read may still be waiting on stdin when we return (the server ended the
     # session), and a buffered reader's lock held by that thread would abort interpreter exit.
     reader = stdin if stdin is not None else open(os.dup(0), "rb", buffering=0)  # noqa: SIM115 - the session owns it
     session = make_session(StdioTransport(reader, stdout, max_line_bytes=max_line_bytes))
     session.start()  # the reader thread; a read stuck on stdin cannot hold this function
+    # LC-19: done at end of stdin, or when the server ends the session itself
     try:
         session.closed.wait()
     except KeyboardInterrupt:

@@ -140,7 +140,7 @@ def stdout_to_stderr() -> Iterator[None]:
     except (AttributeError, OSError, ValueError):  # no real stdout: nothing to protect
         yield
         return
-    os.dup2(2, 1)
+    os.dup2(2, 1)  # TR-04: while the user's module is imported, a print() lands on stderr
     try:
         yield
     finally:

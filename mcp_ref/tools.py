@@ -158,7 +158,7 @@ class ToolRegistry:
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
             return _error_result(name, exc)
         try:
-            return tool_result(value)  # the conversion table of returns.py
+            return tool_result(value)  # TOOL-11: only what converts to valid content (returns.py) goes out
         except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
             log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
             return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
@@ -167,8 +167,8 @@ class ToolRegistry:
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:
     """TOOL-17: a tool that failed while running: its message for the model, no traceback."""
     log.info("tool %s failed: %r", name, exc)
-    message = str(exc) or type(exc).__name__
-    return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}
+    message = str(exc) or type(exc).__name__  # TOOL-11: the message only: no traceback, no internals
+    return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}  # TOOL-17, TOOL-19
 
 
 # --- the client's side ---------------------------------------------------------------------------

@@ -96,7 +96,7 @@ def answers_with_the_requested_version(t: ServerCheck) -> None:
 @server_case(LIFECYCLE, "LC-12", fresh=True)
 def answers_an_unknown_version_with_its_own(t: ServerCheck) -> None:
     """Proposed a version nobody defined (1999-01-01), the server answers with a version it does
-    support, not an echo of the proposal. Decision (REQUIREMENTS §18 note 2): the page's example
+    support, not an echo of the proposal. Decision (the spec leaves this open): the page's example
     error -32602 with the supported versions is accepted too, as the page itself shows it."""
     peer = t.connect()
     reply = peer.initialize(version="1999-01-01")
@@ -116,7 +116,7 @@ def answers_an_unknown_version_with_its_own(t: ServerCheck) -> None:
 @server_case(LIFECYCLE, "LC-01", "MSG-01", fresh=True)
 def refuses_requests_before_initialize(t: ServerCheck) -> None:
     """A request other than ping before initialize gets an error (any code), not a result, and
-    does not stop the server from being initialized afterwards (REQUIREMENTS §18 note 3)."""
+    does not stop the server from being initialized afterwards (the spec names no code for it)."""
     peer = t.connect()
     method = some_list_method(t)
     if method == "ping":
@@ -191,7 +191,7 @@ def responses_keep_the_request_id(t: ServerCheck) -> None:
 @server_case(MESSAGES, "MSG-01")
 def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     """A line that is not JSON gets error -32700 with id null (JSON-RPC's rule when no id can be
-    read; REQUIREMENTS §18 note 4), and the server keeps serving."""
+    read, though the 2024-11-05 schema has no null id), and the server keeps serving."""
     peer = t.rough_session()
     sent = '{"jsonrpc": "2.0", "id": 1, "method": "ping"'
     peer.wire.send_raw(sent.encode())

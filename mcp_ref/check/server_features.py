@@ -294,7 +294,7 @@ def resources_refused_when_undeclared(t: ServerCheck) -> None:
 @server_case(RESOURCES, "RES-13", audit=True)
 def updates_only_for_subscriptions(t: ServerCheck) -> None:
     """notifications/resources/updated arrives only on a connection that subscribed to that URI
-    (or to a URI it lies under: REQUIREMENTS §18 note 6)."""
+    (or to a URI it lies under, which the spec allows)."""
     for peer in t.run.peers:
         subscribed = set()
         for entry in peer.wire.sent_and_received():

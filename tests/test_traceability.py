@@ -1,0 +1,107 @@
+"""Traceability: every requirement ID has a note, every note points at code and tests that exist,
+and the code cites each requirement it enforces.
+
+Not a spec page of its own. The chain a reader follows is ID -> spec_notes row -> code (a
+``# ID`` comment at the enforcing line) -> test. These tests fail when a link breaks: an ID
+without a row, a row naming a function or a test that was renamed or deleted, an ID whose row
+names code but whose code carries no ``# ID`` comment (or carries it in another file), and a
+malformed ID cell. (IDs cited in the code but missing from the index: test_requirements_index.py.)
+Whether the named test really fails without the behaviour is the mutants' job (tests/mutants.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from mcp_ref import notes
+from mcp_ref.requirements import REQUIREMENTS
+
+from .conftest import ROOT
+
+ROWS = notes.read_notes(ROOT / "spec_notes")
+
+
+@cache
+def functions_in(path: Path) -> frozenset[str]:
+    """The names of every function defined in a test file (module level or in a class)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef))
+
+
+def test_the_notes_were_read() -> None:
+    assert len(ROWS) > 140
+    assert sum(1 for row in ROWS if row.code) > 100 and sum(1 for row in ROWS if row.tests) > 100
+
+
+@pytest.mark.parametrize(("cell", "ids"), [
+    ("LC-08", ["LC-08"]),
+    ("LC-16..18", ["LC-16", "LC-17", "LC-18"]),
+    ("LC-04..06, LC-11", ["LC-04", "LC-05", "LC-06", "LC-11"]),
+    ("PROG-03..05, 07, 12", ["PROG-03", "PROG-04", "PROG-05", "PROG-07", "PROG-12"]),
+    ("SAMP-06, 10, 14..15", ["SAMP-06", "SAMP-10", "SAMP-14", "SAMP-15"]),
+    ("(no capability)", []),
+])  # fmt: skip
+def test_id_cells_expand_ranges_and_bare_numbers(cell: str, ids: list[str]) -> None:
+    assert notes.expand_ids(cell) == ids
+
+
+def test_every_requirement_has_a_row() -> None:
+    noted = {i for row in ROWS for i in row.ids}
+    missing = [i for i in REQUIREMENTS if i not in noted]
+    assert not missing, f"IDs without a row in spec_notes/: {missing}"
+
+
+def test_every_id_in_a_row_is_in_the_index() -> None:
+    unknown = [(row.where, i) for row in ROWS for i in row.ids if i not in REQUIREMENTS]
+    assert not unknown, f"rows naming IDs the index does not know: {unknown}"
+
+
+def test_every_code_name_in_a_row_exists() -> None:
+    index = notes.CodeIndex()
+    missing = [(row.where, name) for row in ROWS for name in row.code if not index.locate(name)]
+    assert not missing, f"code named in spec_notes but not found in mcp_ref/ (renamed? qualify it): {missing}"
+
+
+def test_every_test_in_a_row_exists() -> None:
+    missing = []
+    for row in ROWS:
+        for test in row.tests:
+            path, _, name = test.partition("::")
+            if not (ROOT / path).is_file():
+                missing.append((row.where, test))
+            elif name and not fnmatch.filter(functions_in(ROOT / path), name.split("[")[0]):
+                missing.append((row.where, test))
+    assert not missing, f"tests named in spec_notes that do not exist: {missing}"
+
+
+def test_every_id_whose_row_names_code_is_cited_in_a_comment_of_that_code() -> None:
+    index = notes.CodeIndex()
+    cited = notes.comment_citations()
+    uncited, elsewhere = [], []
+    for requirement_id in REQUIREMENTS:
+        rows = [row for row in ROWS if requirement_id in row.ids and row.code]
+        if not rows:
+            continue
+        places = {path for path, _ in cited.get(requirement_id, [])}
+        files = {path for row in rows for name in row.code for path, _ in index.locate(name)}
+        if not places:
+            uncited.append(requirement_id)
+        elif not places & files:
+            elsewhere.append((requirement_id, sorted(files), sorted(places)))
+    assert not uncited, f"IDs whose note names code, yet no `# ID` comment in mcp_ref/ cites them: {uncited}"
+    assert not elsewhere, f"(ID, files the note names, files citing it): cite the ID where the note says: {elsewhere}"
+
+
+def test_comment_citations_ignore_docstrings_and_the_files_that_only_name_ids() -> None:
+    cited = notes.comment_citations()
+    assert "LC-20" not in cited  # named in docstrings and notes only: it points at LC-13
+    lines = (ROOT / "mcp_ref" / "lifecycle.py").read_text(encoding="utf-8").splitlines()
+    assert ("mcp_ref/lifecycle.py", lines.index("    # LC-12: the proposal if we support it, else our newest. VER-02: versions are compared for") + 1) \
+        in cited["LC-12"]
+    paths = {path for places in cited.values() for path, _ in places}
+    assert not {p for p in paths if p.startswith(("mcp_ref/requirements.py", "mcp_ref/explain.py", "mcp_ref/check/"))}
