@@ -8,16 +8,24 @@ Not a spec section; a thin shell over Client and Server.
         current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
         (default ``server``) is a Server or a no-argument function returning one.
     mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
-                    [--sampling-reply TEXT] [--root URI ...] [--no-progress]
+                    [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress]
         connect, initialize, send one request, print its result. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
-    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace]
+        ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
+        and requirement IDs (explain.py); both together: the explanation, then the message.
+    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace] [--explain]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
     mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
         print the ``mcpServers`` JSON that registers a stdio server with a desktop host.
-    mcp-ref demo
-        a scripted tour of the demo server, on the wire.
+    mcp-ref demo [--explain] [--step] [--only N]
+        a scripted tour of the demo server, on the wire; ``--explain`` names the page and IDs of
+        each message, ``--step`` waits for Enter between sections, ``--only N`` runs section N.
+    mcp-ref spec ID_OR_PAGE
+        a requirement from the index (level, side, page, URL, summary), the code lines citing
+        it and the tests proving it (spec_cmd.py); a page lists its requirements.
+    mcp-ref check ...
+        the conformance checker (check/cli.py).
 
 Exit codes: 0 success; 1 a JSON-RPC error (``request`` prints the error object on stdout) or
 an exception in the served module's import (its traceback on stderr); 2 could not connect,
@@ -117,11 +125,18 @@ def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every message on stderr")
+    parser.add_argument("--explain", action="store_true",
+                        help="print every message on stderr with its spec page and requirement IDs")
 
 
 def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
     """Connect as ``--stdio``/``--sse`` say; on failure say why on stderr and return None."""
-    options.update(timeout=args.timeout, trace=args.trace)
+    trace: Any = args.trace
+    if args.explain:
+        from .explain import tracer
+
+        trace = tracer("client", show_json=args.trace)
+    options.update(timeout=args.timeout, trace=trace)
     target = args.stdio or args.sse
     try:
         if args.stdio:
@@ -286,7 +301,13 @@ def _absolute_file(arg: str) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo()
+    return run_demo(explain=args.explain, step=args.step, only=args.only)
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    from .spec_cmd import run_spec
+
+    return run_spec(args.what)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -334,7 +355,17 @@ def build_parser() -> argparse.ArgumentParser:
     config.set_defaults(func=cmd_config, server_command=[])
 
     demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")
+    demo.add_argument("--explain", action="store_true", help="name each message's spec page and requirement IDs")
+    demo.add_argument("--step", action="store_true", help="wait for Enter between sections")
+    demo.add_argument("--only", type=int, metavar="N", help="run section N only (initialization still happens)")
     demo.set_defaults(func=cmd_demo)
+
+    spec = sub.add_parser("spec", help="look a requirement ID (LC-08) or a spec page (server/tools) up",
+                          description="A requirement's level, side, page, URL and summary, the code lines "
+                                      "citing it and the tests proving it; or every requirement of a page.")
+    spec.add_argument("what", metavar="ID_OR_PAGE", help="a requirement ID such as LC-08, or a page such as "
+                                                          "server/tools, tools or a spec URL")
+    spec.set_defaults(func=cmd_spec)
 
     from .check.cli import add_check_parser  # the conformance kit: mcp-ref check --list
 
@@ -356,3 +387,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: the with-blocks above have closed what they opened
         print("\nmcp-ref: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # `mcp-ref spec tools | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush fails quietly
+        return 0

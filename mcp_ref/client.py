@@ -25,7 +25,8 @@ Use it as a context manager so the connection (and a spawned server) is always s
 Like a file, a Client left open is a leak: when one is garbage-collected without ``close()``
 it emits a ``ResourceWarning`` (shown with ``python -W default`` or ``-X dev``) and shuts its
 connection down anyway; clients still open when the interpreter exits are closed then, so a
-spawned server never outlives the program. ``trace=True`` prints every message on stderr.
+spawned server never outlives the program. ``trace=True`` prints every message on stderr;
+``trace="explain"`` prints each with its spec page and requirement IDs instead (explain.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from . import lifecycle, pagination, prompts, sampling, tools
 from . import roots as roots_
@@ -60,6 +61,17 @@ def print_trace(direction: str, data: bytes) -> None:
     sys.stderr.flush()
 
 
+def _trace_hook(trace: TraceCallback | bool | str | None) -> TraceCallback | None:
+    """What ``Client(trace=...)`` means: True prints the raw wire, "explain" explains each message."""
+    if trace == "explain":
+        from .explain import tracer
+
+        return tracer("client")
+    if isinstance(trace, str):
+        raise ValueError(f'trace must be True, False, "explain" or a callable, not {trace!r}')
+    return print_trace if trace is True else None if trace is False else trace
+
+
 class Client:
     """An MCP client on one transport. Prefer ``Client.stdio(...)`` as a context manager."""
 
@@ -76,7 +88,7 @@ class Client:
         sampling_handler: sampling.SamplingHandler | None = None,
         roots: roots_.Roots | None = None,
         ping_interval: float | None = None,
-        trace: TraceCallback | bool | None = None,
+        trace: TraceCallback | bool | Literal["explain"] | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
@@ -107,7 +119,7 @@ class Client:
             on_notification=_weak_notification_handler(self),
             inline_methods=frozenset({"ping"}),
             default_timeout=timeout,
-            trace=print_trace if trace is True else None if trace is False else trace,
+            trace=_trace_hook(trace),
             name="mcp_ref-client",
         )
         _open_clients.add(self)

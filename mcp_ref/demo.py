@@ -1,7 +1,10 @@
 """``mcp-ref demo``: a scripted tour of the demo server that prints every message on the wire.
 
-Not a spec section: a teaching aid. Each step names the part of the spec it shows; the lines
+Not a spec section: a teaching aid. Each section names the part of the spec it shows; the lines
 marked ``client -> server`` and ``client <- server`` are the exact bytes exchanged over stdio.
+With ``--explain`` each message comes with its spec page and requirement IDs (explain.py), then
+the bytes; ``--step`` waits for Enter before each section (q stops the tour); ``--only N`` runs
+section N alone (the initialization still happens, unseen, unless N is 1).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .client import Client
 from .jsonrpc import McpError
@@ -116,19 +119,78 @@ def fake_model(params: dict[str, Any]) -> dict[str, Any]:
             "model": "canned-model-1", "stopReason": "endTurn"}
 
 
-def run_demo() -> int:
+class _Wire:
+    """The demo's trace hook: every message as sent (or, with ``explain``, its explained line and
+    then the message), printed only while the section being run is one to show."""
+
+    def __init__(self, explain: bool):
+        self.showing = True
+        self._explainer = None
+        if explain:
+            from .explain import Explainer
+
+            self._explainer = Explainer(self._write, side="client", show_json=True)
+
+    def _write(self, text: str) -> None:
+        if self.showing:
+            _say("  " + text)
+
+    def __call__(self, direction: str, data: bytes) -> None:
+        if self._explainer is not None:
+            self._explainer(direction, data)  # it must see every message to match responses
+        elif self.showing:
+            _wire(direction, data)
+
+
+def _wait_for_enter(number: int, stdin: TextIO) -> bool:
+    """--step: wait for Enter before section ``number``; False if the user typed q (or EOF)."""
+    _say(f"\n(Enter: section {number}; q: stop)")
+    line = stdin.readline()
+    return bool(line) and line.strip().lower() != "q"
+
+
+def run_demo(*, explain: bool = False, step: bool = False, only: int | None = None,
+             stdin: TextIO | None = None) -> int:
+    """Run the tour: section 1 is initialization, then ``steps``, then shutdown. ``only`` runs one
+    section (initialization still happens, unseen); ``step`` waits for Enter between sections."""
     command = [sys.executable, "-m", "mcp_ref", "serve"]
-    _say("mcp_ref demo: the bundled demo server over stdio, every message shown as sent.")
-    _say(f"Server command: {' '.join(command)}\n")
-    _say("== 1. Lifecycle: initialize (our version, capabilities, name), then notifications/initialized ==")
+    wire = _Wire(explain)
+    wire.showing = only in (None, 1)
+    if only is None:
+        _say("mcp_ref demo: the bundled demo server over stdio, every message shown as sent.")
+        if explain:
+            _say("Each message comes with its spec page and the requirement IDs it exercises "
+                 "(look one up: mcp-ref spec LC-08).")
+        _say(f"Server command: {' '.join(command)}\n")
+    if wire.showing:
+        _say("== 1. Lifecycle: initialize (our version, capabilities, name), then notifications/initialized ==")
     roots = [{"uri": Path.cwd().as_uri(), "name": "current directory"}]
-    with Client.stdio(command, trace=_wire, timeout=10.0, sampling_handler=fake_model, roots=roots) as client:
-        info = client.server_info or {}
-        _say(f"  -> negotiated protocol {client.protocol_version} with {info.get('name')} {info.get('version')}")
-        _say(f"  -> server capabilities: {json.dumps(client.server_capabilities)}")
-        for number, (title, action) in enumerate(steps(client), start=2):
+    with Client.stdio(command, trace=wire, timeout=10.0, sampling_handler=fake_model, roots=roots) as client:
+        sections = steps(client)
+        last = len(sections) + 2  # 1 is the lifecycle, then the steps, then the shutdown
+        if only is not None and not 1 <= only <= last:
+            print(f"mcp-ref: --only takes a section from 1 to {last}", file=sys.stderr)
+            return 2
+        if wire.showing:
+            info = client.server_info or {}
+            _say(f"  -> negotiated protocol {client.protocol_version} with {info.get('name')} {info.get('version')}")
+            _say(f"  -> server capabilities: {json.dumps(client.server_capabilities)}")
+        step = step and only is None  # one section has nothing to wait between
+        stopped = False
+        for number, (title, action) in enumerate(sections, start=2):
+            if only not in (None, number):
+                continue
+            if step and not _wait_for_enter(number, stdin or sys.stdin):
+                stopped = True
+                break
+            wire.showing = True
             _say(f"\n== {number}. {title} ==")
             action()
-        _say("\n== Shutdown: the client closes the server's stdin; the server exits by itself ==")
-    _say("Done.")
+            wire.showing = only is None
+        wire.showing = only == last or (only is None and not stopped
+                                        and (not step or _wait_for_enter(last, stdin or sys.stdin)))
+        if wire.showing:
+            _say(f"\n== {last}. Shutdown: the client closes the server's stdin; the server exits by itself ==")
+    if only is None:
+        _say("Done.")
     return 0

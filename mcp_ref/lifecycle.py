@@ -114,7 +114,7 @@ def accept_initialize(state: LifecycleState, params: dict[str, Any]) -> str:
 def accept_initialized(state: LifecycleState) -> None:
     """``notifications/initialized`` arrived: normal operation begins (LC-08)."""
     if state.phase is Phase.AWAITING_INITIALIZED:
-        state.phase = Phase.OPERATING
+        state.phase = Phase.OPERATING  # LC-08: operation begins with the client's notification
 
 
 def initialize_result(

@@ -131,7 +131,7 @@ def read_note(path: Path) -> list[NoteRow]:
             continue
         if set(line.strip()) <= set("|-: "):
             continue
-        row = dict(zip(header, cells))
+        row = dict(zip(header, cells, strict=False))  # a short row leaves cells out
         if "id" in row:
             ids = expand_ids(row["id"])
         else:
@@ -228,9 +228,11 @@ def _read_module(path: Path) -> _Module:
         if isinstance(node, ast.ClassDef):
             members = module.members.setdefault(node.name, {})
             for item in ast.walk(node):
-                if isinstance(item, (ast.FunctionDef, ast.ClassDef)) and item is not node:
+                if not isinstance(item, ast.stmt) or item is node:
+                    continue
+                if isinstance(item, (ast.FunctionDef, ast.ClassDef)):
                     members.setdefault(item.name, item.lineno)
-                for target in _targets(item) if isinstance(item, ast.stmt) else []:
+                for target in _targets(item):
                     if isinstance(target, ast.Name):
                         members.setdefault(target.id, item.lineno)
                     elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import os
+import shutil
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -101,7 +105,52 @@ def test_comment_citations_ignore_docstrings_and_the_files_that_only_name_ids() 
     cited = notes.comment_citations()
     assert "LC-20" not in cited  # named in docstrings and notes only: it points at LC-13
     lines = (ROOT / "mcp_ref" / "lifecycle.py").read_text(encoding="utf-8").splitlines()
-    assert ("mcp_ref/lifecycle.py", lines.index("    # LC-12: the proposal if we support it, else our newest. VER-02: versions are compared for") + 1) \
-        in cited["LC-12"]
+    comment = next(n for n, line in enumerate(lines, start=1) if line.strip().startswith("# LC-12: the proposal"))
+    assert ("mcp_ref/lifecycle.py", comment) in cited["LC-12"]
     paths = {path for places in cited.values() for path, _ in places}
     assert not {p for p in paths if p.startswith(("mcp_ref/requirements.py", "mcp_ref/explain.py", "mcp_ref/check/"))}
+
+
+# --- mcp-ref spec ----------------------------------------------------------------------------------
+
+
+def spec(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_ref", "spec", *args], capture_output=True, text=True,
+                          timeout=60, cwd=cwd, env=env)
+
+
+def test_spec_of_an_id_says_what_it_is_where_the_code_cites_it_and_which_tests_prove_it() -> None:
+    proc = spec("lc-08")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.splitlines()[:4] == [
+        "LC-08  MUST  (client)",
+        "page:      basic/lifecycle",
+        "url:       https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle",
+        f"summary:   {REQUIREMENTS['LC-08'].summary}",
+    ]
+    cited = out.split("cited at:\n")[1].split("proved by:\n")[0].splitlines()
+    for path, line in notes.comment_citations()["LC-08"]:
+        source = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
+        assert f"  {path}:{line}: {source}" in cited
+    proved = out.split("proved by:\n")[1].split("checked by")[0].splitlines()
+    assert "  tests/test_lifecycle.py::test_phase_gate" in proved
+    assert "client lifecycle.sends-initialized" in out.split("checked by (mcp-ref check):\n")[1]
+
+
+def test_spec_of_a_page_lists_its_requirements() -> None:
+    proc = spec("server/tools")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("server/tools  https://modelcontextprotocol.io/specification/2024-11-05/server/tools")
+    assert [line.split()[0] for line in lines[2:]] == [f"TOOL-{n:02d}" for n in range(1, 20)]
+    unknown = spec("TOOL-8")
+    assert unknown.returncode == 2 and "did you mean" in unknown.stderr and "server/tools" in unknown.stderr
+
+
+def test_spec_without_spec_notes_says_so(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "mcp_ref", tmp_path / "mcp_ref", ignore=shutil.ignore_patterns("__pycache__"))
+    proc = spec("TOOL-18", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "spec_notes/ is not beside this installed package" in proc.stdout
+    assert "mcp_ref/tools.py:" in proc.stdout.split("cited at:\n")[1]
