@@ -178,3 +178,12 @@ def test_seeded_fuzz_never_crashes_the_server_or_goes_unanswered(raw: RawServer)
             assert "error" in reply or "result" in reply, reply
         else:
             raise AssertionError(f"no answer to the probe after {text!r}")
+
+
+def test_our_notifications_carry_no_id(stdio_client: Any, tap: Any) -> None:
+    """MSG-08, both ways: the client's notifications/initialized and the server's progress."""
+    client = stdio_client()
+    client.request("test/progress", {"steps": 2}, on_progress=lambda params: None)
+    notices = [(direction, m) for direction, m in tap.messages if str(m.get("method", "")).startswith("notifications/")]
+    assert {direction for direction, _ in notices} == {"->", "<-"}
+    assert [m for _, m in notices if "id" in m] == []

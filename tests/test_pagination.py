@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, InvalidParams, McpError, Server
+from mcp_ref import Client, InvalidParams, McpError, RequestContext, Server
 from mcp_ref.pagination import list_all, paginate
 
 
@@ -31,6 +31,54 @@ def test_every_list_method_pages_and_the_client_follows(memory_client: Callable[
     assert len(client.list_resource_templates()) == 5
     assert [p["name"] for p in client.list_prompts()] == [f"prompt{i}" for i in range(5)]
     assert tap.methods("->").count("tools/list") == 3  # pages of 2, 2, 1
+
+
+def test_the_client_takes_pages_of_any_size(memory_client: Callable[..., Client], tap: Any) -> None:
+    """PAG-01, PAG-05: one page of 120 items, or 120 pages of one."""
+    for page_size, requests in ((None, 1), (1, 120)):
+        server = Server("many", page_size=page_size)
+        for i in range(120):
+            server.tool(name=f"tool{i:03d}")(lambda: "x")
+        before = tap.methods("->").count("tools/list")
+        assert [t["name"] for t in memory_client(server).list_tools()] == [f"tool{i:03d}" for i in range(120)]
+        assert tap.methods("->").count("tools/list") - before == requests
+
+
+# Cursors a server may mint: the client must not care what they look like (PAG-06).
+ODD_CURSORS = ["", "  spaced out  ", '{"page": 2}', "é/ü?&=#\n", "null"]
+
+
+def test_the_client_sends_back_any_cursor_exactly(memory_client: Callable[..., Client]) -> None:
+    """PAG-06, PAG-07: whatever a cursor looks like (empty, blank-padded, JSON, any character),
+    the client follows it and sends it back untouched."""
+    server = Server("odd")
+    server.tool(name="declared")(lambda: "x")  # so the server declares tools
+    received: list[Any] = []
+
+    def tools_list(ctx: RequestContext) -> dict[str, Any]:
+        cursor = ctx.params.get("cursor")
+        received.append(cursor)
+        step = 0 if cursor is None else ODD_CURSORS.index(cursor) + 1  # ValueError: an altered cursor
+        result: dict[str, Any] = {"tools": [{"name": f"t{step}", "inputSchema": {"type": "object"}}]}
+        if step < len(ODD_CURSORS):
+            result["nextCursor"] = ODD_CURSORS[step]
+        return result
+
+    server.request_handlers["tools/list"] = tools_list
+    tools = memory_client(server).list_tools()
+    assert [t["name"] for t in tools] == [f"t{i}" for i in range(len(ODD_CURSORS) + 1)]
+    assert received == [None, *ODD_CURSORS]
+
+
+def test_each_listing_starts_afresh_in_every_session(memory_client: Callable[..., Client]) -> None:
+    """PAG-08: a cursor lives inside one listing; a new listing, in this session or another,
+    starts from the first page."""
+    server = paged_server()
+    first, second = memory_client(server), memory_client(server)
+    names = [f"tool{i}" for i in range(5)]
+    assert [t["name"] for t in first.list_tools()] == names
+    assert [t["name"] for t in second.list_tools()] == names
+    assert [t["name"] for t in first.list_tools()] == names
 
 
 def test_raw_pages_and_invalid_cursors(memory_client: Callable[..., Client], tap: Any) -> None:

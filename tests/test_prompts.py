@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, InternalError, InvalidParams, Server, content
+from mcp_ref import Client, EmbeddedResource, InternalError, InvalidParams, Server, content
 
 
 def test_list_prompts_with_derived_arguments(connect: Callable[..., Client]) -> None:
@@ -20,6 +20,14 @@ def test_list_prompts_with_derived_arguments(connect: Callable[..., Client]) -> 
     assert prompts["greeting"] == {"name": "greeting", "description": "A plain prompt with no arguments."}
     assert prompts["review_code"]["arguments"] == [{"name": "code", "required": True},
                                                    {"name": "language", "required": False}]
+
+
+def test_an_embedded_resource_needs_an_absolute_uri() -> None:
+    """PRM-04: a resource embedded in a message gets a valid URI, or the author hears of it at once."""
+    for bad in ("readme", "a b://x", "", "://x"):
+        with pytest.raises(ValueError, match="absolute URI"):
+            EmbeddedResource(bad, "text")
+    assert EmbeddedResource("docs://readme", "text").to_content()["resource"]["uri"] == "docs://readme"
 
 
 def test_get_prompts(connect: Callable[..., Client]) -> None:

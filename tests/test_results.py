@@ -329,6 +329,8 @@ RESOURCE_CASES: list[tuple[str, str | None, Callable[[], Any], list[dict[str, An
      [{"uri": "mem://thing/part", "blob": b64(UNKNOWN)}]),
     ("a whole contents list", None, lambda: {"contents": [{"uri": URI, "text": "a"}, {"blob": b64(PNG)}]},
      [{"uri": URI, "text": "a"}, {"uri": URI, "blob": b64(PNG)}]),
+    ("contents with both text and blob is data", None, lambda: {"text": "x", "blob": b64(UNKNOWN)},
+     [{"uri": URI, "mimeType": "application/json", "text": json.dumps({"text": "x", "blob": b64(UNKNOWN)})}]),
     ("contents with a text that is not a str is data", None, lambda: {"text": 5},
      [{"uri": URI, "mimeType": "application/json", "text": '{"text": 5}'}]),
     ("contents with an extra key is data", None, lambda: {"text": "x", "author": "me"},

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, MethodNotFound, RequestContext, Server
+from mcp_ref import Client, McpError, MethodNotFound, RequestContext, Server
 
 from .conftest import ROOT
 
@@ -110,3 +110,26 @@ def test_on_roots_changed_runs_on_a_worker_and_may_ask(memory_client: Callable[.
     client = memory_client(server, roots=[{"uri": "file:///a"}])
     client.set_roots([{"uri": "file:///b", "name": "b"}])
     assert done.wait(3) and fetched == [[{"uri": "file:///b", "name": "b"}]]
+
+
+def test_a_failing_roots_callable_is_an_internal_error(memory_client: Callable[..., Client]) -> None:
+    """ROOT-05: the server hears -32603 saying the roots could not be listed, and why."""
+    server = Server("asker")
+    seen: dict[str, McpError] = {}
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        try:
+            ctx.list_roots()
+        except McpError as exc:
+            seen["error"] = exc
+        return "asked"
+
+    def broken() -> list[dict[str, Any]]:
+        raise OSError("the projects disk is gone")
+
+    client = memory_client(server, roots=broken)
+    assert client.call_tool("ask")["content"][0]["text"] == "asked"
+    assert seen["error"].code == -32603
+    assert seen["error"].message == "could not list roots: the projects disk is gone"
+    assert client.list_tools()  # the session goes on

@@ -245,3 +245,17 @@ def test_a_bad_argument_does_not_leave_the_server_running() -> None:
         Client.stdio([sys.executable, "-c", f"import time; time.sleep(60)  # {marker}"],
                      roots=[{"uri": "http://not-a-file-root"}])
     assert processes_with(marker) == []
+
+
+def test_the_client_writes_only_protocol_messages_to_the_server(tmp_path: Path) -> None:
+    """TR-05: every line the server read from its stdin is a JSON-RPC message (``--trace-file``
+    records each line as the server received it), answers to the server's requests included."""
+    trace = tmp_path / "trace.txt"
+    with Client.stdio([*server_command(TEST_SERVER), "--trace-file", str(trace)]) as client:
+        assert client.request("test/ping_client", {"times": 2}) == {"pinged": 2}
+        client.ping()
+    received = [line[3:] for line in trace.read_text(encoding="utf-8").splitlines() if line.startswith("<- ")]
+    assert len(received) >= 6  # initialize, initialized, test/ping_client, two answers, ping
+    for line in received:
+        message = json.loads(line)
+        assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line

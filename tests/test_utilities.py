@@ -8,6 +8,7 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/progres
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -52,14 +53,36 @@ class ManualPeer:
 
 def test_ping_both_ways(stdio_client: Callable[..., Client], tap: Any) -> None:
     client = stdio_client()
-    client.ping()  # client -> server
+    assert client.request("ping") == {}  # client -> server: PING-01, an empty result
     assert client.request("test/ping_client", {"times": 2}) == {"pinged": 2}  # server -> client, nested
     assert tap.methods("<-").count("ping") == 2
     answers = [m for d, m in tap.messages if d == "->" and "result" in m and m["result"] == {}]
     assert len(answers) == 2  # PING-01: empty results
 
 
-def test_unanswered_ping_times_out_and_is_cancelled() -> None:
+def test_a_ping_is_answered_while_every_worker_is_busy(memory_client: Callable[..., Client]) -> None:
+    """PING-12: a ping does not wait for a worker; here the only one is held by a tool."""
+    server = Server("busy", max_workers=1)
+    started, release = threading.Event(), threading.Event()
+
+    @server.tool()
+    def hold() -> str:
+        started.set()
+        release.wait(10)
+        return "released"
+
+    client = memory_client(server)
+    call = client.session.start_request("tools/call", {"name": "hold"})
+    try:
+        assert started.wait(5)
+        time.sleep(0.05)  # past the crew's standby delay: the tool's thread is no longer the reader
+        assert client.request("ping", timeout=2) == {}
+    finally:
+        release.set()
+    assert call.result(5)["content"][0]["text"] == "released"
+
+
+def test_unanswered_ping_times_out_and_is_cancelled(caplog: pytest.LogCaptureFixture) -> None:
     peer = ManualPeer()
     start = time.monotonic()
     with pytest.raises(RequestTimeout) as info:
@@ -77,6 +100,8 @@ def test_unanswered_ping_times_out_and_is_cancelled() -> None:
     peer.send({"jsonrpc": "2.0", "id": second["id"], "result": {"second": True}})
     assert pending.result(2) == {"second": True}
     peer.session.close()
+    # CAN-11: the answer that crossed the cancellation was no error of ours, just too late.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 # --- cancellation ----------------------------------------------------------------------------
@@ -151,7 +176,30 @@ def test_progress_client_to_server(stdio_client: Callable[..., Client], tap: Any
     assert kinds == ["progress"] * 4 + ["result"]
 
 
-def test_progress_server_to_client_and_its_rules(memory_client: Callable[..., Client]) -> None:
+def test_progress_tokens_of_requests_in_flight_are_distinct(memory_client: Callable[..., Client]) -> None:
+    """PROG-02: two requests running at once carry different tokens, and each one's progress
+    reaches its own callback only."""
+    server = Server("two")
+    both_running = threading.Barrier(2, timeout=5)
+
+    def report(ctx: RequestContext) -> dict[str, Any]:
+        both_running.wait()
+        for step in (1, 2, 3):
+            ctx.report_progress(step, total=3)
+        return {"token": ctx.progress_token}
+
+    server.request_handlers["test/report"] = report
+    client = memory_client(server)
+    updates: dict[str, list[Any]] = {"a": [], "b": []}
+    first = client.session.start_request("test/report", on_progress=lambda p: updates["a"].append(p["progressToken"]))
+    second = client.session.start_request("test/report", on_progress=lambda p: updates["b"].append(p["progressToken"]))
+    token_a, token_b = first.result(5)["token"], second.result(5)["token"]
+    assert token_a != token_b  # PROG-01: and each a string or an integer
+    assert all(isinstance(t, (str, int)) and not isinstance(t, bool) for t in (token_a, token_b))
+    assert updates == {"a": [token_a] * 3, "b": [token_b] * 3}
+
+
+def test_progress_server_to_client_and_its_rules(memory_client: Callable[..., Client], tap: Any) -> None:
     server = Server("reporter")
     seen: list[dict[str, Any]] = []
     kept: dict[str, Any] = {}
@@ -173,9 +221,10 @@ def test_progress_server_to_client_and_its_rules(memory_client: Callable[..., Cl
     client.request_handlers["test/work"] = work
     assert client.request("test/ask") == {"ok": True}
     assert [(p["progress"], p.get("total")) for p in seen] == [(0.5, None), (1.5, 2.0)]
-    kept["ctx"].report_progress(2.0)  # PROG-15: after completion nothing is sent
+    kept["ctx"].report_progress(2.0)  # PROG-09, PROG-15: after completion nothing is sent
     client.ping()
     assert len(seen) == 2
+    assert tap.methods("->").count("notifications/progress") == 2  # not even a notice the server would drop
 
 
 def test_no_progress_token_means_no_notifications(stdio_client: Callable[..., Client], tap: Any) -> None:

@@ -1,0 +1,372 @@
+"""Mutants: for every MUST requirement with code, a small change that removes the behaviour, and
+the test that must then fail.
+
+Not a spec page of its own. spec_notes/ promises, for each requirement, the code that meets it
+and the tests that prove it; a mutant checks the promise. Each entry of ``MUTANTS`` names a file,
+an exact piece of its text (found exactly once), what to put in its place, the requirement ID,
+and the test (as a pytest node id) that must fail once the text is replaced.
+
+Run them all: ``make mutants`` (or ``python -m tests.mutants [ID ...] [--workers N]``). Each
+mutant is applied to a copy of the repository, only its test runs there (``-x -q -p
+no:cacheprovider -n 0``), and the copy is restored. The report lists every mutant as
+
+- ``killed``: the test failed, as it must;
+- ``survived``: the test passed without the behaviour: strengthen the test (or fix the note);
+- ``error``: the test could not run (its node id is wrong, or the copy would not import).
+
+The exit status is 1 unless every mutant was killed. ``tests/test_mutants.py`` runs a fixed
+sample in ``make test``, and checks that every mutant's text is still in its file, that every
+MUST with code has a mutant, and that each mutant's test is one its note names.
+
+The schema tap (tests/schema_tap.py) is off in the copies: a mutant must be caught by the
+test's own assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_TIMEOUT = 180.0  # seconds for one mutant's test run; a hang counts as killed
+_SKIP = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.pyc", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+                               "*.egg-info", "build", "dist")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str  # the requirement whose behaviour the change removes
+    file: str  # relative to the repository root
+    original: str  # exact text, found exactly once in the file
+    replacement: str
+    test: str  # the pytest node id that must fail
+    also: tuple[tuple[str, str], ...] = ()  # more (original, replacement) pairs in the same file, if needed
+
+    @property
+    def changes(self) -> tuple[tuple[str, str], ...]:
+        return ((self.original, self.replacement), *self.also)
+
+    @property
+    def name(self) -> str:
+        return f"{self.id}:{self.file.rsplit('/', 1)[-1]}"
+
+
+def M(requirement_id: str, file: str, original: str, replacement: str, test: str,  # noqa: N802
+      *also: tuple[str, str]) -> Mutant:
+    return Mutant(requirement_id, file, original, replacement, test, also)
+
+
+MUTANTS: list[Mutant] = [
+    # --- overview and architecture -------------------------------------------------------------
+    M("OV-14", "mcp_ref/sampling.py", "    result = handler(params)\n", '    result = "approved without asking"\n',
+      "tests/test_examples.py::test_sampling_terminal_approve_edit_reject"),
+    M("AR-01", "mcp_ref/server.py", "        if required is not None:  # AR-01", "        if False:  # AR-01",
+      "tests/test_tools.py::test_server_answers_32601_for_features_it_did_not_declare"),
+    M("AR-01", "mcp_ref/client.py",
+      "        if not isinstance(declared, dict) or (flag is not None and not declared.get(flag)):", "        if False:",
+      "tests/test_tools.py::test_client_refuses_locally_what_the_server_did_not_declare"),
+    M("AR-02", "mcp_ref/server.py", 'capabilities["logging"] = {}  # LOG-01', "pass",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("AR-03", "mcp_ref/server.py", '{"subscribe": True, "listChanged": True}  # RES-01', '{"listChanged": True}',
+      "tests/test_resources.py::test_subscribe_and_updates_reach_only_subscribers"),
+    M("AR-04", "mcp_ref/server.py", '"tools/list": ("tools", None),', '"tools/list (ungated)": ("tools", None),',
+      "tests/test_tools.py::test_server_answers_32601_for_features_it_did_not_declare"),
+    M("AR-05", "mcp_ref/lifecycle.py", "elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):",
+      "elif False:", "tests/test_sampling.py::test_server_refuses_locally_when_client_has_no_sampling"),
+    # --- basic/messages --------------------------------------------------------------------------
+    M("BASE-01", "mcp_ref/jsonrpc.py", 'JSONRPC_VERSION = "2.0"', 'JSONRPC_VERSION = "2"',
+      "tests/test_messages.py::test_encode_is_compact_one_line_utf8"),
+    M("BASE-02", "mcp_ref/server.py", "        if self.prompts:\n", "        if True:\n",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("MSG-01", "mcp_ref/jsonrpc.py", 'if msg.get("jsonrpc") != JSONRPC_VERSION:', "if False:",
+      "tests/test_messages.py::test_classify_invalid_gives_32600_with_readable_id"),
+    M("MSG-02", "mcp_ref/jsonrpc.py",
+      "return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))",
+      "return isinstance(value, (str, int, float))",
+      "tests/test_messages.py::test_classify_invalid_gives_32600_with_readable_id"),
+    M("MSG-03", "mcp_ref/jsonrpc.py", "if readable_id is None:  # MSG-02, MSG-03",
+      'if readable_id is None and msg["id"] is not None:',
+      "tests/test_messages.py::test_classify_invalid_gives_32600_with_readable_id"),
+    M("MSG-04", "mcp_ref/session.py", "self._ids = itertools.count(1)", "self._ids = itertools.repeat(1)",
+      "tests/test_session.py::test_8_threads_x_100_concurrent_requests_are_correlated"),
+    M("MSG-04", "mcp_ref/session.py", "if request_id in self._incoming:", "if False:",
+      "tests/test_messages.py::test_a_reused_id_while_in_flight_is_refused"),
+    M("MSG-05", "mcp_ref/jsonrpc.py", '"id": request_id, "result": result}',
+      '"id": request_id if request_id else None, "result": result}',
+      "tests/test_messages.py::test_ids_zero_negative_and_strings_are_distinct_and_echoed"),
+    M("MSG-06", "mcp_ref/jsonrpc.py", '"id": request_id, "error": error.to_error()}',
+      '"id": request_id, "error": error.to_error(), "result": {}}',
+      "tests/test_messages.py::test_error_codes_over_the_wire"),
+    M("MSG-07", "mcp_ref/jsonrpc.py", 'error: dict[str, Any] = {"code": self.code,',
+      'error: dict[str, Any] = {"code": str(self.code),',
+      "tests/test_messages.py::test_error_round_trip_keeps_code_message_data_and_picks_subclass"),
+    M("MSG-08", "mcp_ref/jsonrpc.py", 'msg: Message = {"jsonrpc": JSONRPC_VERSION, "method": method}',
+      'msg: Message = {"jsonrpc": JSONRPC_VERSION, "id": None, "method": method}',
+      "tests/test_messages.py::test_our_notifications_carry_no_id"),
+    # --- basic/lifecycle -------------------------------------------------------------------------
+    M("LC-01", "mcp_ref/lifecycle.py",
+      "if self.phase is Phase.AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:", "if False:",
+      "tests/test_lifecycle.py::test_phase_gate"),
+    M("LC-02", "mcp_ref/lifecycle.py", "state.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}",
+      "state.peer_capabilities = {}", "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-03", "mcp_ref/lifecycle.py", "state.peer_info = server_info if isinstance(server_info, dict) else None",
+      "state.peer_info = None", "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-04", "mcp_ref/lifecycle.py", '"protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],  # LC-04, LC-11', "",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-05", "mcp_ref/lifecycle.py", '"capabilities": capabilities,  # LC-02, LC-05', "",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-06", "mcp_ref/lifecycle.py", '"clientInfo": client_info,  # LC-03, LC-06', "",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-07", "mcp_ref/lifecycle.py", '"serverInfo": server_info,  # LC-03', "",
+      "tests/test_lifecycle.py::test_server_answers_2024_11_05_to_any_proposal"),
+    M("LC-08", "mcp_ref/client.py", 'self._session.notify("notifications/initialized")', "pass",
+      "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-11", "mcp_ref/lifecycle.py", '"protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],  # LC-04, LC-11',
+      '"protocolVersion": "2025-03-26",', "tests/test_lifecycle.py::test_client_runs_the_lifecycle_in_order"),
+    M("LC-12", "mcp_ref/lifecycle.py",
+      "return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]",
+      "return requested", "tests/test_lifecycle.py::test_server_answers_2024_11_05_to_any_proposal"),
+    M("LC-26", "mcp_ref/lifecycle.py", "if version not in SUPPORTED_PROTOCOL_VERSIONS:", "if False:",
+      "tests/test_lifecycle.py::test_client_disconnects_when_the_server_picks_an_unsupported_version"),
+    M("VER-01", "mcp_ref/lifecycle.py", "if self.phase is not Phase.AWAITING_INITIALIZE:  # one initialize per session",
+      "if False:", "tests/test_lifecycle.py::test_phase_gate"),
+    # --- basic/transports ------------------------------------------------------------------------
+    M("TR-02", "mcp_ref/jsonrpc.py", 'json.JSONEncoder(separators=(",", ":"),',
+      'json.JSONEncoder(indent=1, separators=(",", ":"),',
+      "tests/test_messages.py::test_encode_is_compact_one_line_utf8"),
+    M("TR-04", "mcp_ref/stdio.py", "        os.dup2(2, 1)\n", "        pass\n",
+      "tests/test_transports_stdio.py::test_nothing_but_protocol_messages_on_the_server_stdout"),
+    M("TR-05", "mcp_ref/stdio.py", "self._write_bounded(self._fd, data + b\"\\n\", deadline)",
+      "self._write_bounded(self._fd, b\"stray\\n\" + data + b\"\\n\", deadline)",
+      "tests/test_transports_stdio.py::test_the_client_writes_only_protocol_messages_to_the_server"),
+    M("TR-06", "mcp_ref/sse.py", 'if not self._origin_allowed(request.headers.get("Origin")):', "if False:",
+      "tests/test_transports_sse.py::test_localhost_origins_pass_and_others_can_be_allowed"),
+    M("TR-09", "mcp_ref/sse.py", "if request.path == self.sse_path:", 'if request.path == self.sse_path + "/moved":',
+      "tests/test_transports_sse.py::test_stream_headers_and_endpoint_event"),
+    M("TR-10", "mcp_ref/sse.py", "if request.path == self.message_path:", 'if request.path == self.message_path + "moved":',
+      "tests/test_transports_sse.py::test_messages_flow_and_status_codes"),
+    M("TR-11", "mcp_ref/sse.py", 'yield sse_event("endpoint", endpoint)', 'yield sse_event("message", endpoint)',
+      "tests/test_transports_sse.py::test_stream_headers_and_endpoint_event"),
+    M("TR-13", "mcp_ref/memory.py", "self._outbox.put(data, timeout=timeout)", "self._outbox.put(data.lower(), timeout=timeout)",
+      "tests/test_utilities.py::test_progress_server_to_client_and_its_rules"),
+    # --- basic/utilities -------------------------------------------------------------------------
+    M("PING-01", "mcp_ref/server.py", "return {}  # PING-01", 'return {"pong": True}  # PING-01',
+      "tests/test_utilities.py::test_ping_both_ways"),
+    M("PING-12", "mcp_ref/server.py", 'inline_methods=frozenset({"initialize", "ping"}),',
+      'inline_methods=frozenset({"initialize"}),',
+      "tests/test_utilities.py::test_a_ping_is_answered_while_every_worker_is_busy"),
+    M("CAN-01", "mcp_ref/session.py", 'self.session._notify_quietly("notifications/cancelled", params, notice_timeout)',
+      "pass", "tests/test_utilities.py::test_timeout_cancels_on_the_server_and_no_response_follows"),
+    M("CAN-02", "mcp_ref/session.py", "if not self.session._forget(self.id):", "if not self.session._forget(self.id) and False:",
+      "tests/test_utilities.py::test_explicit_cancel_from_another_thread"),
+    M("CAN-03", "mcp_ref/session.py", 'if self.method != "initialize":  # CAN-03, CAN-19', "if True:",
+      "tests/test_lifecycle.py::test_initialize_timeout_is_clear_and_initialize_is_never_cancelled"),
+    M("CAN-11", "mcp_ref/session.py", "if not self.session._forget(self.id):",
+      "if self.id not in self.session._pending:",
+      "tests/test_utilities.py::test_unanswered_ping_times_out_and_is_cancelled"),
+    M("CAN-19", "mcp_ref/session.py", 'if self.method != "initialize":  # CAN-03, CAN-19', "if True:",
+      "tests/test_lifecycle.py::test_initialize_timeout_is_clear_and_initialize_is_never_cancelled"),
+    M("CAN-20", "mcp_ref/session.py", 'params: dict[str, Any] = {"requestId": self.id}',
+      'params: dict[str, Any] = {"requestId": str(self.id)}',
+      "tests/test_utilities.py::test_timeout_cancels_on_the_server_and_no_response_follows"),
+    M("PROG-01", "mcp_ref/session.py", '"progressToken": request_id}', '"progressToken": float(request_id)}',
+      "tests/test_utilities.py::test_progress_client_to_server"),
+    M("PROG-02", "mcp_ref/session.py", '"progressToken": request_id}', '"progressToken": 1}',
+      "tests/test_utilities.py::test_progress_tokens_of_requests_in_flight_are_distinct"),
+    M("PROG-06", "mcp_ref/session.py", "if self._last_progress is not None and progress <= self._last_progress:", "if False:",
+      "tests/test_utilities.py::test_progress_server_to_client_and_its_rules"),
+    M("PROG-08", "mcp_ref/session.py", "if self.progress_token is None or self._done:", "if self._done:",
+      "tests/test_utilities.py::test_no_progress_token_means_no_notifications"),
+    M("PROG-09", "mcp_ref/session.py", "if self.progress_token is None or self._done:", "if self.progress_token is None:",
+      "tests/test_utilities.py::test_progress_server_to_client_and_its_rules"),
+    M("PROG-15", "mcp_ref/session.py", "ctx._done = True  # PROG-15", "pass  # PROG-15",
+      "tests/test_utilities.py::test_progress_server_to_client_and_its_rules"),
+    # --- server/prompts --------------------------------------------------------------------------
+    M("PRM-01", "mcp_ref/server.py", 'capabilities["prompts"] = {"listChanged": True}', "pass",
+      "tests/test_prompts.py::test_list_prompts_with_derived_arguments"),
+    M("PRM-03", "mcp_ref/content.py", '"data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}',
+      '"data": data.decode("latin-1"), "mimeType": mime_type}', "tests/test_prompts.py::test_image_content_and_failures"),
+    M("PRM-04", "mcp_ref/content.py", "if not isinstance(self.uri, str) or not is_uri(self.uri):",
+      "if not isinstance(self.uri, str):", "tests/test_prompts.py::test_an_embedded_resource_needs_an_absolute_uri"),
+    M("PRM-05", "mcp_ref/content.py", "if self.mime_type is None:  # PRM-05", "if False:  # PRM-05",
+      "tests/test_results.py::test_prompt_return_values"),
+    M("PRM-06", "mcp_ref/content.py", 'contents["blob"] = base64.b64encode(value).decode("ascii")',
+      'contents["blob"] = contents["text"] = base64.b64encode(value).decode("ascii")',
+      "tests/test_results.py::test_prompt_return_values"),
+    M("PRM-13", "mcp_ref/prompts.py", "if key not in known and not self.accepts_any:", "if False:",
+      "tests/test_prompts.py::test_prompt_errors_are_32602_naming_the_problem"),
+    M("PRM-14", "mcp_ref/prompts.py", "if missing:  # PRM-08, PRM-14", "if False:  # PRM-08, PRM-14",
+      "tests/test_prompts.py::test_prompt_errors_are_32602_naming_the_problem"),
+    # --- server/resources ------------------------------------------------------------------------
+    M("RES-01", "mcp_ref/server.py", 'capabilities["resources"] = {"subscribe": True, "listChanged": True}', "pass",
+      "tests/test_resources.py::test_list_and_read_text_and_blob"),
+    M("RES-08", "mcp_ref/resources.py", "self.find(uri)  # RES-08", "pass  # RES-08",
+      "tests/test_resources.py::test_subscribe_and_updates_reach_only_subscribers"),
+    M("RES-08", "mcp_ref/resources.py", 'uri: str = jsonrpc.param(params, "uri", "string")', 'uri: str = str(params.get("uri"))',
+      "tests/test_resources.py::test_unknown_resources_are_32002_with_the_uri"),
+    M("RES-10", "mcp_ref/content.py", 'contents["blob"] = base64.b64encode(value).decode("ascii")',
+      'contents["blob"] = value.decode("latin-1")', "tests/test_resources.py::test_list_and_read_text_and_blob"),
+    M("RES-15", "mcp_ref/content.py", 'if ("text" in item) == ("blob" in item):', "if False:",
+      "tests/test_results.py::test_resource_return_values"),
+    # --- server/tools ----------------------------------------------------------------------------
+    M("TOOL-05", "mcp_ref/server.py", "        if self.tools:\n", "        if True:\n",
+      "tests/test_tools.py::test_server_answers_32601_for_features_it_did_not_declare"),
+    M("TOOL-08", "mcp_ref/tools.py", "kwargs = tool.arguments(arguments)", "kwargs = dict(arguments)",
+      "tests/test_tools.py::test_protocol_errors_are_32602_and_the_session_keeps_serving"),
+    M("TOOL-10", "mcp_ref/ratelimit.py", "if self._tokens >= 1:", "if True:",
+      "tests/test_tools.py::test_rate_limits_per_session"),
+    M("TOOL-11", "mcp_ref/tools.py", "message = str(exc) or type(exc).__name__",
+      'message = f"{exc!r} in {exc.__traceback__.tb_frame.f_code.co_filename}"',
+      "tests/test_tools.py::test_failing_tool_is_an_iserror_result_without_traceback"),
+    # --- server/utilities ------------------------------------------------------------------------
+    M("CMP-08", "mcp_ref/completion.py", "if not ref_exists(ref_type, key):", "if False:",
+      "tests/test_completion.py::test_bad_references_are_32602"),
+    M("CMP-09", "mcp_ref/server.py", "if ctx.method in self.rate_limits:", "if False:",
+      "tests/test_tools.py::test_rate_limits_per_session"),
+    M("CMP-12", "mcp_ref/completion.py", "sent = values[:MAX_VALUES]", "sent = values",
+      "tests/test_completion.py::test_at_most_100_values_with_total_and_has_more"),
+    M("LOG-01", "mcp_ref/logs.py", 'if "logging" not in session.lifecycle.capabilities:', "if False:",
+      "tests/test_robustness.py::test_no_log_messages_without_the_logging_capability"),
+    M("LOG-15", "mcp_ref/logs.py", 'if record.name.startswith("mcp_ref") or getattr(self._busy, "active", False):',
+      'if getattr(self._busy, "active", False):', "tests/test_logging.py::test_python_logging_is_forwarded_to_clients"),
+    M("PAG-01", "mcp_ref/pagination.py", "items.extend(page)", "items.extend(page[:DEFAULT_PAGE_SIZE])",
+      "tests/test_pagination.py::test_the_client_takes_pages_of_any_size"),
+    M("PAG-04", "mcp_ref/pagination.py", "        if cursor is None:  # PAG-04",
+      "        if cursor is None and not page:  # PAG-04",
+      "tests/test_pagination.py::test_every_list_method_pages_and_the_client_follows"),
+    M("PAG-06", "mcp_ref/pagination.py", "        if cursor is None:  # PAG-04", "        if not cursor:  # PAG-04",
+      "tests/test_pagination.py::test_the_client_sends_back_any_cursor_exactly"),
+    M("PAG-07", "mcp_ref/pagination.py", 'params = {"cursor": cursor}', 'params = {"cursor": cursor.strip()}',
+      "tests/test_pagination.py::test_the_client_sends_back_any_cursor_exactly"),
+    M("PAG-08", "mcp_ref/pagination.py", "    params: dict[str, Any] | None = None\n",
+      '    params: dict[str, Any] | None = list_all.__dict__.setdefault("left_off", {}).get(method)\n',
+      "tests/test_pagination.py::test_each_listing_starts_afresh_in_every_session",
+      ('params = {"cursor": cursor}', 'params = list_all.__dict__.setdefault("left_off", {})[method] = {"cursor": cursor}')),
+    # --- client/roots and client/sampling --------------------------------------------------------
+    M("ROOT-01", "mcp_ref/client.py", 'capabilities["roots"] = {"listChanged": True}', "pass",
+      "tests/test_roots.py::test_roots_capability_list_and_change"),
+    M("ROOT-02", "mcp_ref/client.py", 'self.notify("notifications/roots/list_changed")', "pass",
+      "tests/test_roots.py::test_roots_capability_list_and_change"),
+    M("ROOT-03", "mcp_ref/roots.py", 'if not isinstance(uri, str) or not uri.startswith("file://"):',
+      "if not isinstance(uri, str):", "tests/test_roots.py::test_invalid_roots_are_refused"),
+    M("ROOT-05", "mcp_ref/roots.py", 'raise InternalError(f"could not list roots: {exc}") from exc',
+      'raise MethodNotFound(f"could not list roots: {exc}") from exc',
+      "tests/test_roots.py::test_a_failing_roots_callable_is_an_internal_error"),
+    M("ROOT-07", "mcp_ref/roots.py", 'if ".." in urllib.parse.unquote(urllib.parse.urlparse(uri).path).split("/"):',
+      'if ".." in urllib.parse.urlparse(uri).path.split("/"):',
+      "tests/test_robustness.py::test_roots_with_dot_dot_segments_are_refused_however_spelled"),
+    M("ROOT-21", "mcp_ref/roots.py", 'if not isinstance(uri, str) or not uri.startswith("file://"):',
+      'if not isinstance(uri, str) or "://" not in uri:', "tests/test_roots.py::test_invalid_roots_are_refused"),
+    M("SAMP-05", "mcp_ref/client.py", 'capabilities["sampling"] = {}', "pass",
+      "tests/test_sampling.py::test_sampling_round_trip_and_capability[stdio]"),
+    M("SAMP-20", "mcp_ref/sampling.py", '"modelPreferences": model_preferences,', '"modelPreferences": None,',
+      "tests/test_sampling.py::test_sampling_round_trip_and_capability[stdio]"),
+]
+
+
+# --- running them ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mutant: Mutant
+    status: str  # "killed", "survived" or "error"
+    seconds: float
+    detail: str  # the last lines pytest printed
+
+
+def copy_repository(target: Path) -> Path:
+    """A copy of the repository (sources, tests, notes; no virtualenv, no caches) at ``target``."""
+    shutil.copytree(ROOT, target, ignore=_SKIP)
+    return target
+
+
+@contextmanager
+def applied(mutant: Mutant, root: Path) -> Iterator[None]:
+    """``mutant`` applied to the copy at ``root`` for the duration; the file restored after."""
+    path = root / mutant.file
+    text = mutated = path.read_text(encoding="utf-8")
+    for original, replacement in mutant.changes:
+        if mutated.count(original) != 1:
+            raise ValueError(f"{mutant.name}: {original!r} occurs {mutated.count(original)} times in {mutant.file}")
+        mutated = mutated.replace(original, replacement)
+    path.write_text(mutated, encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.write_text(text, encoding="utf-8")
+
+
+def run_mutant(mutant: Mutant, root: Path) -> Outcome:
+    """Apply ``mutant`` to the copy at ``root``, run its test there, restore; say how it went."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", mutant.test]
+    start = time.monotonic()
+    with applied(mutant, root):
+        try:
+            proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=TEST_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return Outcome(mutant, "killed", time.monotonic() - start, f"the test hung for {TEST_TIMEOUT:g} s")
+    elapsed = time.monotonic() - start
+    output = (proc.stdout + proc.stderr).strip().splitlines()
+    errors = [line for line in output if line.startswith("E  ")][:2]  # the assertion that failed
+    detail = "\n".join([*errors, *output[-1:]])
+    status = {0: "survived", 1: "killed"}.get(proc.returncode, "error")  # 2..5: interrupted, usage, no tests
+    return Outcome(mutant, status, elapsed, detail)
+
+
+def run_all(mutants: list[Mutant], workers: int = 4) -> list[Outcome]:
+    """Every mutant, ``workers`` at a time, each worker in a copy of its own."""
+    with tempfile.TemporaryDirectory(prefix="mcp_ref-mutants-") as tmp:
+        roots = [copy_repository(Path(tmp) / f"copy{n}") for n in range(max(1, min(workers, len(mutants))))]
+        chunks = [mutants[n::len(roots)] for n in range(len(roots))]
+
+        def work(n: int) -> list[Outcome]:
+            return [run_mutant(mutant, roots[n]) for mutant in chunks[n]]
+
+        with ThreadPoolExecutor(len(roots)) as pool:
+            done = [outcome for outcomes in pool.map(work, range(len(roots))) for outcome in outcomes]
+    order = {mutant: n for n, mutant in enumerate(mutants)}
+    return sorted(done, key=lambda outcome: order[outcome.mutant])
+
+
+def report(outcomes: list[Outcome], verbose: bool = False) -> str:
+    lines = [f"{'ID':9} {'result':8} {'s':>5}  {'file':24} test"]
+    for o in outcomes:
+        lines.append(f"{o.mutant.id:9} {o.status:8} {o.seconds:5.1f}  {o.mutant.file:24} {o.mutant.test}")
+        if o.status != "killed" or verbose:
+            lines += ["    " + line for line in o.detail.splitlines()]
+    counts = {status: sum(o.status == status for o in outcomes) for status in ("killed", "survived", "error")}
+    lines.append(f"\n{len(outcomes)} mutants: {counts['killed']} killed, {counts['survived']} survived, "
+                 f"{counts['error']} errors")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutants", description=__doc__.split("\n\n")[0])
+    parser.add_argument("ids", nargs="*", metavar="ID", help="run only the mutants of these requirement IDs")
+    parser.add_argument("--workers", type=int, default=4, help="copies run side by side (default 4)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show how each test failed, killed ones too")
+    args = parser.parse_args(argv)
+    wanted = {i.upper() for i in args.ids}
+    chosen = [m for m in MUTANTS if not wanted or m.id in wanted]
+    if not chosen:
+        parser.error(f"no mutant for {', '.join(sorted(wanted))}")
+    print(f"{len(chosen)} mutants, {args.workers} at a time...", flush=True)
+    outcomes = run_all(chosen, args.workers)
+    print(report(outcomes, args.verbose))
+    return 0 if all(o.status == "killed" for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
