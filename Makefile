@@ -3,7 +3,20 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: help demo test lint mutants bench clean
+
+help:
+	@echo "make demo      a tour of the protocol on the wire (mcp-ref demo; try mcp-ref demo --explain --step)"
+	@echo "make test      the test suite, a sample of the mutants included"
+	@echo "make lint      ruff and mypy --strict"
+	@echo "make mutants   every mutant: for each MUST with code, remove the behaviour, check its test fails"
+	@echo "make bench     benchmarks against the official SDK"
+	@echo "make clean     remove .venv and caches"
+	@echo ""
+	@echo "After any target, .venv/bin/mcp-ref is installed:"
+	@echo "  mcp-ref serve | request | inspect | config | demo | check | spec   (mcp-ref COMMAND --help)"
+	@echo "  mcp-ref request --stdio 'mcp-ref serve' tools/list --explain   every message with its page and IDs"
+	@echo "  mcp-ref spec LC-08                                             a requirement: code, tests, checker"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +43,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
+
+mutants: $(VENV)/.installed-test
+	$(BIN)/python -m tests.mutants
 
 lint: $(VENV)/.installed-lint
 	$(BIN)/ruff check mcp_ref tests examples benchmarks

@@ -10,6 +10,7 @@ section N alone (the initialization still happens, unseen, unless N is 1).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -25,8 +26,11 @@ _print_lock = threading.Lock()
 
 def _say(text: str) -> None:
     with _print_lock:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # `mcp-ref demo | head`: the reader has all it wanted; go on quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _wire(direction: str, data: bytes) -> None:
