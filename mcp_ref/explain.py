@@ -104,8 +104,9 @@ _MAX_REMEMBERED = 10_000  # request ids remembered per direction, oldest forgott
 
 def _content_ids(method: str, result: dict[str, Any]) -> list[str]:
     """IDs for images and embedded resources in a tools/call or prompts/get result."""
+    messages = result.get("messages")
     items = result.get("content") if method == "tools/call" else [
-        m.get("content") for m in result.get("messages", []) if isinstance(m, dict)]
+        m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)]
     kinds = {item.get("type") for item in items if isinstance(item, dict)} if isinstance(items, list) else set()
     ids = []
     if "image" in kinds and method == "prompts/get":
@@ -135,7 +136,11 @@ class Explainer:
 
     def __call__(self, direction: str, data: bytes) -> None:
         with self._lock:
-            self._write(self.line(direction, data))
+            try:
+                explained = self.line(direction, data)
+            except Exception as exc:  # whatever the peer sent, tracing must never cost a message
+                explained = f"{self._arrows.get(direction, direction)}  (could not explain: {exc!r})"
+            self._write(explained)
             if self._show_json:
                 self._write("    " + data.decode("utf-8", "replace"))
 

@@ -3,9 +3,10 @@
 Not a spec section: this is the index of all of them.
 https://modelcontextprotocol.io/specification/2024-11-05
 
-The code, the tests and ``spec_notes/`` cite requirements by ID (``# LC-08``). The IDs come from a
-traceability list kept beside the project (``REQUIREMENTS-2024-11-05.md``); this module carries the
-same 262 IDs, in the same order, so a clone alone can answer "what is LC-08?":
+The code, the tests and ``spec_notes/`` cite requirements by ID (``# LC-08``). The IDs are those of
+the project's traceability list of the 2024-11-05 spec, one per MUST, SHOULD or MAY sentence; this
+module carries all 262, in the list's order, so a clone alone can answer "what is LC-08?"
+(``mcp-ref spec LC-08`` prints the answer, with the code and tests that meet it):
 
     >>> from mcp_ref import requirements
     >>> r = requirements.get("lc-08")

@@ -56,6 +56,20 @@ def test_responses_are_matched_to_their_request_per_direction_and_id() -> None:
     ]
 
 
+def test_whatever_the_peer_sends_the_explainer_writes_one_line() -> None:
+    lines: list[str] = []
+    explain = Explainer(lines.append)
+    hostile = [b"[" * 100_000, b"[1, 2]", b'{"method": 5}', b'{"jsonrpc":"2.0","id":[1],"result":{"messages":5}}',
+               b'{"jsonrpc":"2.0","id":1,"error":"x"}', b'{"jsonrpc":"2.0","id":{},"method":"prompts/get"}',
+               b'{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"_meta":[],"cursor":{}}}',
+               b'{"jsonrpc":"2.0","id":2,"result":{"messages":[5,{"content":7}],"nextCursor":null}}',
+               b'{"jsonrpc":"2.0","id":3,"error":{"code":[],"message":{}}}', b"\xff\xfe"]
+    for data in hostile:
+        explain("<-", data)
+    assert len(lines) == len(hostile) and all(line.startswith("client <- server  ") for line in lines)
+    assert not [line for line in lines if "could not explain" in line]  # each one understood, not just survived
+
+
 def test_a_server_side_explainer_and_what_a_message_adds() -> None:
     lines: list[str] = []
     explain = Explainer(lines.append, side="server", show_json=True)

@@ -154,3 +154,13 @@ def test_spec_without_spec_notes_says_so(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "spec_notes/ is not beside this installed package" in proc.stdout
     assert "mcp_ref/tools.py:" in proc.stdout.split("cited at:\n")[1]
+
+
+def test_docstrings_and_notes_point_at_nothing_outside_the_repository() -> None:
+    """A clone alone must explain itself: no ``../shared/...``, no file that only the project's
+    authors have (the requirement list, the design notes)."""
+    outside = ("../shared", "shared/spec", "REQUIREMENTS-2024-11-05", "PITFALLS.md", "DESIGN.md", "STYLE.md")
+    files = [*(ROOT / "mcp_ref").rglob("*.py"), *(ROOT / "spec_notes").glob("*.md")]
+    found = [(str(path.relative_to(ROOT)), word) for path in files for word in outside
+             if word in path.read_text(encoding="utf-8")]
+    assert len(files) > 50 and not found, found
