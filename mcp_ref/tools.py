@@ -34,6 +34,7 @@ from typing import Any
 from . import content, pagination
 from .hints import ArgumentError
 from .jsonrpc import InvalidParams, McpError
+from .quickcheck import compile_quick_check
 from .returns import UnsupportedReturn, tool_result
 from .signatures import Signature
 from .signatures import context_parameter_name as context_parameter_name  # completion.py imports it from here
@@ -59,6 +60,7 @@ class Tool:
         self.input_schema = input_schema if input_schema is not None else signature.input_schema()
         self.read_arguments = signature.json_reader(lenient=input_schema is not None)
         self.context_parameter = signature.context
+        self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
         self._validator: Any = None
 
     def to_wire(self) -> dict[str, Any]:
@@ -70,6 +72,15 @@ class Tool:
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
         values the function expects. InvalidParams (-32602) names the offending field."""
+        if self._quick_check is None or not self._quick_check(arguments):  # quickcheck.py: proven valid
+            self._validate(arguments)
+        try:
+            return self.read_arguments(arguments)
+        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
+            raise self._invalid(exc.field, exc.problem) from None
+
+    def _validate(self, arguments: dict[str, Any]) -> None:
+        """TOOL-08: the full check against ``inputSchema`` (jsonschema, draft 7)."""
         if self._validator is None:
             import jsonschema  # heavy: imported on first use only
 
@@ -78,10 +89,6 @@ class Tool:
         if errors:
             field = "/".join(str(p) for p in errors[0].absolute_path)
             raise self._invalid(field, errors[0].message)
-        try:
-            return self.read_arguments(arguments)
-        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
-            raise self._invalid(exc.field, exc.problem) from None
 
     def _invalid(self, field: str, problem: str) -> InvalidParams:
         where = f" at {field!r}" if field else ""
