@@ -148,7 +148,7 @@ class Client:
         ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
         bounds connecting, waiting for the ``endpoint`` event, each POST, and each request.
         """
-        from .sse import SseClientTransport
+        from .sse_client import SseClientTransport
 
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
         return cls._connected(transport, timeout=timeout, **kwargs)
