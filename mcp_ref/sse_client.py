@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import time
 import urllib.parse
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError
+
+if TYPE_CHECKING:
+    import socket
 
 log = logging.getLogger("mcp_ref.sse")
 
@@ -192,6 +194,8 @@ class SseClientTransport:
         self._closing = True
         sock = getattr(self, "_socket", None)
         if sock is not None:
+            import socket
+
             try:
                 sock.shutdown(socket.SHUT_RDWR)  # wakes the reader thread blocked in a read
             except OSError:
@@ -233,6 +237,8 @@ def _socket_of(response: Any) -> socket.socket | None:
     change (set-up is then bounded per read, the open stream keeps its read timeout, and the
     reader wakes at the next byte or EOF; the SSE tests would show it).
     """
+    import socket  # requests has loaded it already: this costs nothing here
+
     try:
         sock = response.raw._fp.fp.raw._sock
         return sock if isinstance(sock, socket.socket) else None

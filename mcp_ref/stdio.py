@@ -34,7 +34,6 @@ import os
 import select
 import signal
 import stat
-import subprocess
 import sys
 import threading
 import time
@@ -270,6 +269,8 @@ class SubprocessTransport(StdioTransport):
             else:
                 child_env[key] = value
         self.command = list(command)
+        import subprocess  # here, with the first server spawned: `import mcp_ref` does not pay for it
+
         try:
             self.process = subprocess.Popen(
                 self.command,
@@ -304,10 +305,9 @@ class SubprocessTransport(StdioTransport):
     def describe_close(self) -> str:
         if self._closing:
             return "the client closed the connection"
-        try:
-            code = self.process.wait(timeout=0.3)
-        except subprocess.TimeoutExpired:
+        if not self._exited_within(0.3):
             return "the server closed its stdout"
+        code = self.process.returncode
         self._stderr_thread.join(timeout=0.2)
         tail = " | ".join([line.strip() for line in self.stderr_tail if line.strip()][-3:])[-400:]
         return f"server process exited with code {code}" + (f"; its stderr ended with: {tail}" if tail else "")
@@ -316,20 +316,25 @@ class SubprocessTransport(StdioTransport):
         """LC-16..18: close stdin, wait; SIGTERM, wait; SIGKILL. Safe to call twice."""
         self._closing = True
         super().close()  # LC-16: end of input tells a well-behaved server to exit
-        try:
-            self.process.wait(timeout=STDIN_CLOSE_GRACE)
-        except subprocess.TimeoutExpired:
+        if not self._exited_within(STDIN_CLOSE_GRACE):
             self._signal(signal.SIGTERM)  # LC-17
-            try:
-                self.process.wait(timeout=TERMINATE_GRACE)
-            except subprocess.TimeoutExpired:
+            if not self._exited_within(TERMINATE_GRACE):
                 self._signal(signal.SIGKILL if os.name == "posix" else signal.SIGTERM)  # LC-18
-                self.process.wait(timeout=TERMINATE_GRACE)
+                self._exited_within(TERMINATE_GRACE)
         if os.name == "posix":
             self._signal(signal.SIGKILL)  # leftover grandchildren (npx, shells) go too
         if self.process.stdout is not None:
             self.process.stdout.close()
         self._stderr_thread.join(timeout=TERMINATE_GRACE)
+
+    def _exited_within(self, seconds: float) -> bool:
+        import subprocess
+
+        try:
+            self.process.wait(timeout=seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
 
     def _signal(self, sig: int) -> None:
         try:
