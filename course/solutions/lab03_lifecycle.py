@@ -46,17 +46,21 @@ def write(message):
     sys.stdout.buffer.flush()
 
 
-def error(request_id, code, message):
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def error(request_id, code, message, data=None):
+    body = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
 
 
 class JsonRpcError(Exception):
     """Raised by a handler (or the gate) to answer with an error."""
 
-    def __init__(self, code, message, request_id=None):
+    def __init__(self, code, message, request_id=None, data=None):
         super().__init__(message)
         self.code = code
         self.request_id = request_id
+        self.data = data
 
 
 def is_valid_id(value):
@@ -182,7 +186,7 @@ def handle_line(line):
         gate(method)
         return {"jsonrpc": "2.0", "id": request_id, "result": METHODS[method](message.get("params", {}))}
     except JsonRpcError as exc:
-        return error(exc.request_id if request_id is None else request_id, exc.code, str(exc))
+        return error(exc.request_id if request_id is None else request_id, exc.code, str(exc), exc.data)
     except Exception:
         log(traceback.format_exc())
         return error(request_id, INTERNAL_ERROR, "Internal error")
