@@ -119,15 +119,22 @@ def start_server(argv: list[str], timeout: float) -> tuple[subprocess.Popen[str]
     process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or []], daemon=True).start()
+
+    def read() -> None:
+        for line in process.stdout or []:
+            lines.put(line)
+        lines.put("")  # end of output: the server exited
+
+    threading.Thread(target=read, daemon=True).start()
     try:
-        while True:
-            found = URL.search(lines.get(timeout=timeout))
+        while line := lines.get(timeout=timeout):
+            found = URL.search(line)
             if found:
                 return process, found.group(1)
     except queue.Empty:
-        stop(process)
-        raise RuntimeError(f"the server did not print 'serving on URL' within {timeout:g} s: {' '.join(argv)}") from None
+        pass
+    stop(process)
+    raise RuntimeError(f"the server did not print 'serving on URL' (within {timeout:g} s): {' '.join(argv)}")
 
 
 def stop(process: subprocess.Popen[str]) -> None:

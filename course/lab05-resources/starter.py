@@ -8,7 +8,6 @@ Spec page: server/resources
 https://modelcontextprotocol.io/specification/2024-11-05/server/resources
 """
 
-import base64
 import datetime
 import json
 import re
@@ -163,8 +162,9 @@ def match(template, uri):
 def contents(uri, mime_type, data):
     """One item of a read result."""
     if isinstance(data, bytes):
-        # TODO 1 (RES-10, RES-15): a blob is the bytes in base64, as ASCII text. str(data) is
-        #   Python's b'\x00\x01...' spelling, which no client can decode.
+        # TODO 1 (RES-10, RES-15): a blob is the bytes in base64, as ASCII text (import base64;
+        #   base64.b64encode). str(data) is Python's b'\x00\x01...' spelling, which no client
+        #   can decode.
         return {"uri": uri, "mimeType": mime_type, "blob": str(data)}
     return {"uri": uri, "mimeType": mime_type, "text": data}
 

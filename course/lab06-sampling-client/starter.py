@@ -17,7 +17,6 @@ import shlex
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 PROTOCOL_VERSION = "2024-11-05"
 TIMEOUT = 10.0  # seconds to wait for any one answer
@@ -120,7 +119,7 @@ def answer_ping(params):
 def answer_roots(params):
     """The folders the server may work in."""
     # TODO 1 (ROOT-01, ROOT-03): answer {"roots": [...]}, each root a file:// URI with a name.
-    #   Offer the current directory: Path.cwd().as_uri() spells it as a file:// URI.
+    #   Offer the current directory: pathlib.Path.cwd().as_uri() spells it as a file:// URI.
     return {}
 
 
@@ -143,10 +142,10 @@ def answer_sampling(params):
     if not isinstance(messages, list) or not all(isinstance(m, dict) and isinstance(m.get("content"), dict)
                                                  for m in messages):
         raise Refused("the sampling request has no valid messages")  # SAMP-09: check what arrives
-    draft = canned_model(messages)
-    # TODO 2 (SAMP-01..04; the kit cannot see this one, your teacher can): unless APPROVE_ALL
-    #   (--yes), show the person the request (system prompt, messages, maxTokens) and the draft,
-    #   and ask() them to approve, edit (ask for their text) or reject (raise Refused(...)).
+    # TODO 2 (SAMP-01..04; the kit cannot see this one, your teacher can): let the model draft
+    #   an answer (canned_model(messages)); then, unless APPROVE_ALL (--yes), show the person
+    #   the request (system prompt, messages, maxTokens) and the draft, and ask() them to
+    #   approve, edit (ask for their text) or reject (raise Refused(...)).
     # TODO 3 (SAMP-05): answer with the result the page describes: "role" (assistant),
     #   "content" (a text item holding the draft), "model" (which model answered) and
     #   "stopReason" (e.g. "endTurn").
