@@ -1,6 +1,6 @@
 """Lab 2 starter: an MCP server over stdio with nothing but the standard library.
 
-It runs, and it even answers initialize and ping, but it gets JSON-RPC wrong in four places.
+It runs, and it even answers initialize and ping, but it gets JSON-RPC wrong in five places.
 Fix each TODO, then run the check from this lab's README until it passes.
 
 Spec pages: basic/messages, basic/transports (stdio), basic/utilities/ping

@@ -1,8 +1,8 @@
 """Lab 3 starter: the lifecycle, on the standard-library server of lab 2.
 
 The JSON-RPC layer from lab 2 is given (it is the reference solution of lab 2). The lifecycle
-below runs, but it has three TODOs: version negotiation, the initialize result, and the phase
-gate. Fix them, then run the check from this lab's README until it passes.
+below runs, but badly: see the TODOs on version negotiation, the initialize result and the
+phase gate. Fix them, then run the check from this lab's README until it passes.
 
 Spec page: basic/lifecycle
 https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
@@ -20,7 +20,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-# --- from lab 2: framing and classification ------------------------------------------------------
+# --- from lab 2: framing and classification -------------------------------------------------------
 
 
 def log(*parts):
@@ -122,7 +122,7 @@ def on_initialized(params):
         connection["phase"] = OPERATING  # LC-08: normal operation begins
 
 
-# --- the methods ------------------------------------------------------------------------------------
+# --- the methods ----------------------------------------------------------------------------------
 
 
 def ping(params):

@@ -25,7 +25,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002  # MCP's own code (RES-06)
 
-# --- from lab 2: framing and classification ------------------------------------------------------
+# --- from lab 2: framing and classification -------------------------------------------------------
 
 
 def log(*parts):
@@ -84,7 +84,7 @@ def classify(message):
     raise JsonRpcError(INVALID_REQUEST, "Invalid Request: not a request, notification or response", readable_id)
 
 
-# --- from lab 3: the lifecycle ----------------------------------------------------------------------
+# --- from lab 3: the lifecycle --------------------------------------------------------------------
 
 # The phases of the one connection a stdio server has, and what each one serves.
 AWAITING_INITIALIZE = "awaiting initialize"
@@ -128,7 +128,7 @@ def on_initialized(params):
         connection["phase"] = OPERATING  # LC-08: normal operation begins
 
 
-# --- new in lab 5: resources ---------------------------------------------------------------------------
+# --- new in lab 5: resources ----------------------------------------------------------------------
 
 NOTES = {"shopping": "eggs, flour, milk", "mcp": "a protocol between models and the tools they use"}
 
@@ -202,7 +202,7 @@ def clock():
         write({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "clock://now"}})
 
 
-# --- the dispatch table and the loop ----------------------------------------------------------------
+# --- the dispatch table and the loop --------------------------------------------------------------
 
 
 def ping(params):

@@ -101,7 +101,7 @@ class Connection:
                 continue
 
 
-# --- new in lab 6: what the client answers ---------------------------------------------------------
+# --- new in lab 6: what the client answers --------------------------------------------------------
 
 APPROVE_ALL = False  # --yes
 

@@ -73,7 +73,7 @@ def ping(params):
 METHODS = {"initialize": initialize, "ping": ping}
 
 
-# --- classification ---------------------------------------------------------------------------
+# --- classification -------------------------------------------------------------------------------
 
 
 class InvalidMessage(Exception):

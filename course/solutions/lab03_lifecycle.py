@@ -33,7 +33,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-# --- from lab 2: framing and classification ------------------------------------------------------
+# --- from lab 2: framing and classification -------------------------------------------------------
 
 
 def log(*parts):
@@ -132,7 +132,7 @@ def on_initialized(params):
         connection["phase"] = OPERATING  # LC-08: normal operation begins
 
 
-# --- the methods ------------------------------------------------------------------------------------
+# --- the methods ----------------------------------------------------------------------------------
 
 
 def ping(params):

@@ -33,7 +33,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-# --- from lab 2: framing and classification ------------------------------------------------------
+# --- from lab 2: framing and classification -------------------------------------------------------
 
 
 def log(*parts):
@@ -88,7 +88,7 @@ def classify(message):
     raise JsonRpcError(INVALID_REQUEST, "Invalid Request: not a request, notification or response", readable_id)
 
 
-# --- from lab 3: the lifecycle ----------------------------------------------------------------------
+# --- from lab 3: the lifecycle --------------------------------------------------------------------
 
 # The phases of the one connection a stdio server has, and what each one serves.
 AWAITING_INITIALIZE = "awaiting initialize"
@@ -132,7 +132,7 @@ def on_initialized(params):
         connection["phase"] = OPERATING  # LC-08: normal operation begins
 
 
-# --- new in lab 4: tools ------------------------------------------------------------------------------
+# --- new in lab 4: tools --------------------------------------------------------------------------
 
 NOTES = {"shopping": "eggs, flour, milk", "mcp": "a protocol between models and the tools they use"}
 
@@ -232,7 +232,7 @@ def tools_call(params):
     return {"content": [{"type": "text", "text": text}]}
 
 
-# --- the dispatch table and the loop ----------------------------------------------------------------
+# --- the dispatch table and the loop --------------------------------------------------------------
 
 
 def ping(params):
