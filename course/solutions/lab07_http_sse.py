@@ -24,7 +24,7 @@ import argparse
 
 from mcp_ref import ResourceNotFound, Server
 
-UI_ORIGIN = "http://localhost:5173"  # the one web page allowed to use this server from a browser
+UI_ORIGIN = "https://app.example.com"  # our team's web app: the one page allowed to call us from a browser
 
 server = Server("lab07-server", version="1.0", instructions="The course server, with mcp_ref, over HTTP with SSE.")
 NOTES = {"shopping": "eggs, flour, milk", "mcp": "a protocol between models and the tools they use"}
