@@ -17,6 +17,7 @@ from types import ModuleType
 
 import pytest
 
+import mcp_ref
 from mcp_ref import requirements
 
 from .conftest import ROOT
@@ -92,6 +93,26 @@ def test_readmes_name_only_what_exists(readme: Path) -> None:
         assert url.split("#")[0] in pages, f"{readme.relative_to(ROOT)} links {url}, not a 2024-11-05 page"
     for link in re.findall(r"\]\(([^)#:]+)\)", text):  # relative links between the course's pages
         assert (readme.parent / link).exists(), f"{readme.relative_to(ROOT)} links {link}, which does not exist"
+
+
+@pytest.mark.parametrize("name", BY_NAME)
+def test_the_reading_list_names_real_code(name: str) -> None:
+    """Each name in a lab's "- mcp_ref:" reading item exists in a module that item names (or in mcp_ref)."""
+    readme = (BY_NAME[name].folder / "README.md").read_text(encoding="utf-8")
+    item = re.search(r"^- mcp_ref:(.*?)(?=^\S|^- |\n\n)", readme, re.M | re.S)
+    assert item, f"{name}: the README has no '- mcp_ref:' reading item"
+    modules = [importlib.import_module(f"mcp_ref.{module}") for module in re.findall(r"`mcp_ref/(\w+)\.py`", item[1])]
+    assert modules, f"{name}: the reading item names no mcp_ref module"
+    for dotted in re.findall(r"`([A-Za-z_][\w.]*)`", item[1]):
+        assert any(_resolves(where, dotted) for where in [*modules, mcp_ref]), f"{name}: `{dotted}` is not in {modules}"
+
+
+def _resolves(where: object, dotted: str) -> bool:
+    for part in dotted.split("."):
+        if not hasattr(where, part):
+            return False
+        where = getattr(where, part)
+    return True
 
 
 def test_the_course_readme_gives_lab_1s_own_check_command() -> None:
