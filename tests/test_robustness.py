@@ -9,6 +9,7 @@ Not one spec page: these are the engine's promises (DESIGN principle 9) behind b
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 import threading
@@ -21,7 +22,7 @@ import pytest
 from mcp_ref import Client, ConnectionClosed, InvalidParams, RequestTimeout, Server
 from mcp_ref.memory import MemoryTransport
 
-from .conftest import RawServer, strict_json
+from .conftest import ROOT, RawServer, server_command, strict_json
 
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
