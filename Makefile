@@ -32,7 +32,7 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-lint
-	$(BIN)/ruff check mcp_ref tests examples benchmarks
+	$(BIN)/ruff check mcp_ref tests examples benchmarks course
 	$(BIN)/mypy
 
 bench: $(VENV)/.installed-bench
