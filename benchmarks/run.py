@@ -3,9 +3,13 @@
 Not a spec section. Machines are noisy, so results are reported as ratios measured back to back:
 1. sequential tools/call round trips over stdio: mcp_ref, the SDK, and a raw newline-JSON echo
    over a pipe with no library (the floor);
-2. the same over HTTP with SSE: mcp_ref and the SDK;
-3. concurrent calls from several threads over one mcp_ref session (throughput);
-4. `import mcp_ref` against `import mcp`, each in a fresh interpreter.
+2. the same over HTTP with SSE, every server in its own process: mcp_ref on its default
+   (werkzeug) server and under waitress, against the SDK under uvicorn;
+3. concurrent calls from 8 threads over one mcp_ref stdio session, against one thread;
+4. 50 SSE clients at once against one mcp_ref server process: calls per second and the 99th
+   percentile of a call's latency;
+5. `import mcp_ref` against `import mcp`, each in a fresh interpreter;
+6. the memory of an idle server process (RSS), mcp_ref's and the SDK's.
 
 Run: make bench   (or: python benchmarks/run.py [--calls N])
 """
@@ -81,12 +85,76 @@ def stdio_ours_vs_floor(calls: int) -> dict[str, float]:
         floor.close()
 
 
-def ours_sse(calls: int) -> float:
-    from mcp_ref import Client
-    from mcp_ref.demo_server import server
+class ServerProcess:
+    """A benchmark server (benchmarks/servers.py or the SDK's) in its own process; ``.url``."""
 
-    with server.sse_server(port=0) as http, Client.sse(http.url) as client:
-        return interleaved({"mcp_ref": lambda: client.call_tool("add", ARGS)}, calls, rounds=5)["mcp_ref"]
+    def __init__(self, command: list[str]) -> None:
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=HERE.parent)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url.startswith("http"):
+            self.close()
+            raise RuntimeError(f"{command} did not start: {self.url!r}")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+def ours_sse(kind: str, calls: int) -> float:
+    """Seconds per tools/call over SSE, client here and server (``kind``) in its own process."""
+    from mcp_ref import Client
+
+    server = ServerProcess([PY, str(HERE / "servers.py"), kind])
+    try:
+        with Client.sse(server.url) as client:
+            return interleaved({kind: lambda: client.call_tool("add", ARGS)}, calls, rounds=3)[kind]
+    finally:
+        server.close()
+
+
+def many_sse_clients(kind: str, clients: int = 50, seconds: float = 3.0) -> tuple[float, float]:
+    """Calls per second and the 99th percentile latency (s) of ``clients`` SSE clients calling
+    at once, each as fast as it can, against one server process."""
+    from mcp_ref import Client
+
+    server = ServerProcess([PY, str(HERE / "servers.py"), kind])
+    latencies: list[float] = []
+    lock = threading.Lock()
+    try:
+        connected = [Client.sse(server.url, timeout=60) for _ in range(clients)]
+        start = threading.Event()
+        stop_at: list[float] = []
+
+        def work(client: Any) -> None:
+            mine = []
+            start.wait()
+            while time.perf_counter() < stop_at[0]:
+                t0 = time.perf_counter()
+                client.call_tool("add", ARGS)
+                mine.append(time.perf_counter() - t0)
+            with lock:
+                latencies.extend(mine)
+
+        threads = [threading.Thread(target=work, args=(c,)) for c in connected]
+        for t in threads:
+            t.start()
+        stop_at.append(time.perf_counter() + seconds)
+        began = time.perf_counter()
+        start.set()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - began
+        for c in connected:
+            c.close()
+    finally:
+        server.close()
+    latencies.sort()
+    return len(latencies) / elapsed, latencies[int(0.99 * (len(latencies) - 1))]
 
 
 def _sdk_per_call(transport: Any, calls: int) -> float:
@@ -117,13 +185,11 @@ def sdk_stdio(calls: int) -> float:
 def sdk_sse(calls: int) -> float:
     from mcp.client.sse import sse_client
 
-    proc = subprocess.Popen([PY, str(HERE / "sdk_add_server.py"), "sse"], stdout=subprocess.PIPE, text=True)
+    server = ServerProcess([PY, str(HERE / "sdk_add_server.py"), "sse"])
     try:
-        assert proc.stdout
-        return _sdk_per_call(sse_client(proc.stdout.readline().strip()), calls)
+        return _sdk_per_call(sse_client(server.url), calls)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.close()
 
 
 def ours_concurrent(threads: int, calls: int) -> tuple[float, float]:
@@ -146,19 +212,63 @@ def ours_concurrent(threads: int, calls: int) -> tuple[float, float]:
 
 
 def import_time(module: str) -> float:
-    """Seconds to start an interpreter and import `module`, minus a bare interpreter, median of 5."""
+    """Seconds to start an interpreter and import `module`, minus a bare interpreter, median of 7
+    (run from the repository, as a clone would). Bytecode caches are written first, as an
+    installed package has them: otherwise every import would include compiling the sources."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
     def run(code: str) -> float:
         start = time.perf_counter()
-        subprocess.run([PY, "-c", code], check=True)
+        subprocess.run([PY, "-c", code], check=True, cwd=HERE.parent, env=env)
         return time.perf_counter() - start
 
-    bare = statistics.median(run("pass") for _ in range(5))
-    return statistics.median(run(f"import {module}") for _ in range(5)) - bare
+    run(f"import {module}")
+    bare = statistics.median(run("pass") for _ in range(7))
+    return statistics.median(run(f"import {module}") for _ in range(7)) - bare
+
+
+def idle_rss_mb(command: list[str], sdk: bool = False) -> float:
+    """Resident memory (MiB) of an idle stdio server process once a client has initialized it."""
+    if sdk:
+        import anyio
+        from mcp import Client as SdkClient
+        from mcp import StdioServerParameters
+
+        result: list[float] = []
+
+        async def main() -> None:
+            async with SdkClient(StdioServerParameters(command=command[0], args=command[1:]), mode="legacy") as client:
+                await client.call_tool("add", ARGS)
+                result.append(_rss_of_children())
+
+        anyio.run(main)
+        return result[0]
+    from mcp_ref import Client
+
+    with Client.stdio(command) as client:
+        client.call_tool("add", ARGS)
+        return _rss_of(client.session._transport.process.pid)  # type: ignore[attr-defined]
+
+
+def _rss_of(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _rss_of_children() -> float:
+    import os
+
+    children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split()
+    return sum(_rss_of(int(pid)) for pid in children)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300, help="calls per round (5 rounds each)")
+    parser.add_argument("--calls", type=int, default=300, help="calls per round")
     calls = parser.parse_args().calls
     us = 1e6
     print(f"Python {sys.version.split()[0]}; rounds of {calls} calls, interleaved between contenders; medians.\n")
@@ -179,20 +289,38 @@ def main() -> None:
     print(f"   official SDK              : {sdk * us:8.1f} us/call  = {sdk_ratio:5.1f}x the floor measured around it")
     print(f"   -> mcp_ref is {sdk_ratio / (ours / floor):.1f}x faster than the SDK over stdio\n")
 
-    ours_h, sdk_h = ours_sse(calls // 3), sdk_sse(calls // 3)
-    print("2. HTTP with SSE, sequential tools/call round trips")
-    print(f"   mcp_ref                   : {ours_h * us:8.1f} us/call")
-    print(f"   official SDK              : {sdk_h * us:8.1f} us/call")
-    print(f"   -> mcp_ref is {sdk_h / ours_h:.1f}x faster than the SDK over SSE\n")
+    sse_calls = max(30, calls // 3)
+    rounds: dict[str, list[float]] = {"werkzeug": [], "waitress": [], "sdk": []}
+    for _ in range(3):  # alternate whole measurements, so that all three see the same machine
+        rounds["werkzeug"].append(ours_sse("werkzeug", sse_calls))
+        rounds["waitress"].append(ours_sse("waitress", sse_calls))
+        rounds["sdk"].append(sdk_sse(sse_calls))
+    werkzeug, waitress, sdk_h = (statistics.median(rounds[k]) for k in ("werkzeug", "waitress", "sdk"))
+    print("2. HTTP with SSE, sequential tools/call round trips (each server in its own process)")
+    print(f"   mcp_ref, default server   : {werkzeug * us:8.1f} us/call  -> {sdk_h / werkzeug:.1f}x faster than the SDK")
+    print(f"   mcp_ref under waitress    : {waitress * us:8.1f} us/call  -> {sdk_h / waitress:.1f}x faster than the SDK")
+    print(f"   official SDK (uvicorn)    : {sdk_h * us:8.1f} us/call\n")
 
     sequential, concurrent = ours_concurrent(8, calls // 2)
     print("3. mcp_ref, one stdio session: one thread, then 8 threads at once")
     print(f"   {concurrent:8.0f} calls/s  = {concurrent / sequential:.1f}x one thread's {sequential:.0f} calls/s\n")
 
+    print("4. 50 SSE clients at once against one mcp_ref server process (3 s)")
+    for kind in ("werkzeug", "waitress"):
+        rate, p99 = many_sse_clients(kind)
+        print(f"   {kind:9}: {rate:8.0f} calls/s, p99 latency {p99 * 1000:6.1f} ms")
+    print()
+
     ours_i, sdk_i = import_time("mcp_ref"), import_time("mcp")
-    print("4. import time (fresh interpreter, minus a bare one)")
+    print("5. import time (fresh interpreter, minus a bare one)")
     print(f"   import mcp_ref            : {ours_i * 1000:8.1f} ms")
-    print(f"   import mcp                : {sdk_i * 1000:8.1f} ms  = {sdk_i / max(ours_i, 1e-4):.0f}x mcp_ref")
+    print(f"   import mcp                : {sdk_i * 1000:8.1f} ms  = {sdk_i / max(ours_i, 1e-4):.0f}x mcp_ref\n")
+
+    ours_m = idle_rss_mb([PY, "-m", "mcp_ref", "serve"])
+    sdk_m = idle_rss_mb([PY, str(HERE / "sdk_add_server.py")], sdk=True)
+    print("6. memory of an idle stdio server process after initialize (RSS)")
+    print(f"   mcp_ref                   : {ours_m:8.1f} MiB")
+    print(f"   official SDK              : {sdk_m:8.1f} MiB")
 
 
 if __name__ == "__main__":

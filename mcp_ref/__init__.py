@@ -3,11 +3,7 @@
 https://modelcontextprotocol.io/specification/2024-11-05
 
 Only light modules are imported here: werkzeug, requests and jsonschema load where used.
-``HttpError`` (an HTTP request of the SSE transport failed) lives in sse.py with werkzeug, so it
-is imported the first time someone asks for ``mcp_ref.HttpError``.
 """
-
-from typing import TYPE_CHECKING, Any
 
 from .client import Client
 from .content import EmbeddedResource, Image
@@ -27,16 +23,7 @@ from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
 from .sampling import SamplingRejected
 from .server import Server
 from .session import RequestCancelled, RequestContext
-
-if TYPE_CHECKING:
-    from .sse import HttpError
-else:
-    def __getattr__(name: str) -> Any:
-        if name == "HttpError":
-            from .sse import HttpError
-
-            return HttpError
-        raise AttributeError(f"module 'mcp_ref' has no attribute {name!r}")
+from .sse_client import HttpError
 
 __version__ = "0.1.0"
 

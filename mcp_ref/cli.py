@@ -387,6 +387,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: the with-blocks above have closed what they opened
         print("\nmcp-ref: interrupted", file=sys.stderr)
         return INTERRUPTED
-    except BrokenPipeError:  # `mcp-ref spec tools | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush fails quietly
+    except BrokenPipeError:  # `mcp-ref check --list | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0

@@ -161,7 +161,7 @@ class Client:
         ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
         bounds connecting, waiting for the ``endpoint`` event, each POST, and each request.
         """
-        from .sse import SseClientTransport
+        from .sse_client import SseClientTransport
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)

@@ -28,7 +28,6 @@ from typing import Any, Union
 
 from . import jsonrpc
 from .jsonrpc import InvalidParams, MethodNotFound
-from .tools import context_parameter_name
 
 MAX_VALUES = 100  # CMP-12
 REF_TYPES = {"ref/prompt": "name", "ref/resource": "uri"}
@@ -96,6 +95,8 @@ class CompletionRegistry:
             # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
+        from .signatures import context_parameter_name  # the Python side, loaded on first use
+
         context = context_parameter_name(completer)
         found = completer(value, **({context: ctx} if context else {}))
         if isinstance(found, dict):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
 from typing import Any
 
 # --- building items ------------------------------------------------------------------------------
@@ -74,37 +73,55 @@ def sniff_image_type(data: bytes) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Image:
+class _Value:
+    """Equality and a readable repr from ``__slots__``: what a frozen dataclass would give, without
+    importing dataclasses (and with it inspect) when mcp_ref is imported."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Value) and type(other) is type(self) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._fields()[:2]))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+class Image(_Value):
     """An image a tool or prompt returns: ``Image(png_bytes)``, or with an explicit ``mime_type``.
 
     Without ``mime_type`` the type is read from the bytes (PNG, JPEG, GIF, WebP); bytes of any
     other kind need it given. It goes on the wire as an image content item (PRM-03).
     """
 
-    data: bytes
-    mime_type: str | None = None
-    annotations: dict[str, Any] | None = None
+    __slots__ = ("data", "mime_type", "annotations")
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"Image data must be bytes, not {type(self.data).__name__}")
-        if self.mime_type is None:
-            sniffed = sniff_image_type(bytes(self.data))
-            if sniffed is None:
+    def __init__(self, data: bytes, mime_type: str | None = None, annotations: dict[str, Any] | None = None):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Image data must be bytes, not {type(data).__name__}")
+        if mime_type is None:
+            mime_type = sniff_image_type(bytes(data))
+            if mime_type is None:
                 raise ValueError("Image: these bytes are not a PNG, JPEG, GIF or WebP image; "
                                  "pass mime_type='image/...' to say what they are")
-            object.__setattr__(self, "mime_type", sniffed)
+        self.data = data
+        self.mime_type: str = mime_type
+        self.annotations = annotations
 
     def to_content(self) -> dict[str, Any]:
-        item = image(bytes(self.data), str(self.mime_type))
+        item = image(bytes(self.data), self.mime_type)
         if self.annotations is not None:
             item["annotations"] = self.annotations
         return item
 
 
-@dataclass(frozen=True)
-class EmbeddedResource:
+class EmbeddedResource(_Value):
     """A resource embedded in a tool result or prompt message (TOOL-07, PRM-04..06).
 
     ``data`` is a str (sent as ``text``) or bytes (sent as a base64 ``blob``). The MIME type,
@@ -112,21 +129,23 @@ class EmbeddedResource:
     the sniffed image type or ``application/octet-stream``.
     """
 
-    uri: str
-    data: str | bytes
-    mime_type: str | None = None
-    annotations: dict[str, Any] | None = None
+    __slots__ = ("uri", "data", "mime_type", "annotations")
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.uri, str) or not is_uri(self.uri):  # PRM-04: a valid URI
-            raise ValueError(f"EmbeddedResource needs an absolute URI such as 'docs://readme', not {self.uri!r}")
-        if isinstance(self.data, (bytearray, memoryview)):
-            object.__setattr__(self, "data", bytes(self.data))
-        if not isinstance(self.data, (str, bytes)):
-            raise TypeError(f"EmbeddedResource data must be str or bytes, not {type(self.data).__name__}")
-        if self.mime_type is None:  # PRM-05: always a MIME type that fits the data
-            guessed = "text/plain" if isinstance(self.data, str) else sniff_image_type(self.data)
-            object.__setattr__(self, "mime_type", guessed or "application/octet-stream")
+    def __init__(self, uri: str, data: str | bytes, mime_type: str | None = None,
+                 annotations: dict[str, Any] | None = None):
+        if not isinstance(uri, str) or not is_uri(uri):  # PRM-04: a valid URI
+            raise ValueError(f"EmbeddedResource needs an absolute URI such as 'docs://readme', not {uri!r}")
+        if isinstance(data, (bytearray, memoryview)):
+            data = bytes(data)
+        if not isinstance(data, (str, bytes)):
+            raise TypeError(f"EmbeddedResource data must be str or bytes, not {type(data).__name__}")
+        if mime_type is None:  # PRM-05: always a MIME type that fits the data
+            guessed = "text/plain" if isinstance(data, str) else sniff_image_type(data)
+            mime_type = guessed or "application/octet-stream"
+        self.uri = uri
+        self.data = data
+        self.mime_type: str = mime_type
+        self.annotations = annotations
 
     def to_content(self) -> dict[str, Any]:
         item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-04, PRM-05, PRM-06

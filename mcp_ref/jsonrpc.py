@@ -290,7 +290,7 @@ def decode(data: bytes) -> Any:
     """Bytes -> JSON value, or ParseError (-32700). Invalid UTF-8 is a parse error too, and so is
     JSON nested too deeply to read (about a thousand levels): to us it cannot be parsed."""
     try:
-        return json.loads(data)
+        return json.loads(data.decode("utf-8"))  # strict: an encoded lone surrogate is not UTF-8
     except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:  # valid JSON, but deeper than Python's parser can follow

@@ -14,7 +14,7 @@ In short:
 4. A server should keep cursors stable and answer an invalid one with -32602 (PAG-02, PAG-03,
    PAG-09).
 
-Our cursor is ``<base64url of [list, index, key]>.<signature>``: which list it pages (so a
+Our cursor is ``<hex of the JSON [list, index, key]>.<signature>``: which list it pages (so a
 ``tools/list`` cursor is refused by ``prompts/list``), the position after the last item sent,
 and that item's key (tool name, URI...). If the list changed since, the key finds the place
 again, so items are neither skipped nor repeated because of an insertion or removal elsewhere
@@ -25,11 +25,8 @@ being guessed at; so is a cursor from before a restart, which PAG-08 tells clien
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
-import secrets
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -42,23 +39,30 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGES = 10_000  # a client-side guard against a server that never stops paging
 
 
-_CURSOR_KEY = secrets.token_bytes(32)  # per process: cursors do not outlive it (PAG-08)
+_CURSOR_KEY = os.urandom(32)  # per process: cursors do not outlive it (PAG-08)
 
 
 def _signature(payload: str) -> str:
+    # hashlib and hmac are imported here, not at the top: hashlib loads OpenSSL, which a client
+    # (or a server that never pages) need not pay for at import time.
+    import hashlib
+    import hmac
+
     return hmac.new(_CURSOR_KEY, payload.encode("ascii"), hashlib.sha256).hexdigest()[:24]
 
 
 def _encode_cursor(field: str, index: int, key: str) -> str:
-    payload = base64.urlsafe_b64encode(json.dumps([field, index, key]).encode()).decode("ascii")
+    payload = json.dumps([field, index, key]).encode().hex()
     return f"{payload}.{_signature(payload)}"
 
 
 def _decode_cursor(field: str, cursor: str) -> tuple[int, str]:
     """The (index, key) in a cursor this process minted for the list ``field``; else -32602."""
+    import hmac
+
     payload, _, signature = cursor.partition(".")
     if payload.isascii() and signature.isascii() and hmac.compare_digest(signature, _signature(payload)):
-        minted_for, index, key = json.loads(base64.urlsafe_b64decode(payload))
+        minted_for, index, key = json.loads(bytes.fromhex(payload))
         if minted_for == field:
             return index, key
         problem = f"it pages {minted_for}, not {field}"

@@ -24,17 +24,19 @@ becomes messages by the table in returns.py. Client side: ``list_prompts`` and
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import pagination
-from .hints import ArgumentError
 from .jsonrpc import InternalError, InvalidParams
-from .returns import UnsupportedReturn, prompt_result
-from .signatures import Signature
+
+# The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
+# imported where a function is registered or called, not at the top: it needs inspect,
+# dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
+if TYPE_CHECKING:
+    from .signatures import Signature
 
 log = logging.getLogger("mcp_ref.prompts")
 
@@ -57,6 +59,8 @@ class Prompt:
         self.fn = fn
         self.name = name
         self.description = description
+        from .signatures import Signature
+
         signature = Signature(fn, f"prompt {name!r}")  # refuses async functions and unusable hints
         self.read_arguments = signature.string_reader()
         self.arguments = arguments if arguments is not None else arguments_from_signature(signature)
@@ -87,6 +91,8 @@ class Prompt:
             if key not in known and not self.accepts_any:
                 raise InvalidParams(f"Unknown argument {key!r} for prompt {self.name!r}; it takes: "
                                     f"{', '.join(sorted(known)) or 'no arguments'}")
+        from .hints import ArgumentError
+
         try:
             return self.read_arguments(arguments)
         except ArgumentError as exc:  # PRM-10: "abc" for an int, "purple" for an Enum...
@@ -111,6 +117,13 @@ def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, An
         raise TypeError(f"prompt {name!r}: the function requires {', '.join(needed)}, which no argument passes")
 
 
+def _doc(fn: Callable[..., Any]) -> str | None:
+    """The function's docstring, cleaned up (its description by default)."""
+    import inspect
+
+    return inspect.getdoc(fn)
+
+
 class PromptRegistry:
     """The prompts a server offers. ``on_change`` is called after every add or remove."""
 
@@ -131,7 +144,7 @@ class PromptRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a prompt needs a name: pass name='...'")
-        prompt = Prompt(fn, name, description if description is not None else inspect.getdoc(fn), arguments)
+        prompt = Prompt(fn, name, description if description is not None else _doc(fn), arguments)
         with self._lock:
             if name in self._prompts and not replace:
                 raise ValueError(f"a prompt named {name!r} is already registered; choose another name, "
@@ -165,6 +178,8 @@ class PromptRegistry:
         if prompt.context_parameter:
             kwargs[prompt.context_parameter] = ctx
         value = prompt.fn(**kwargs)  # an exception here becomes -32603 (PRM-09)
+        from .returns import UnsupportedReturn, prompt_result
+
         try:
             result = prompt_result(value)  # the conversion table of returns.py
         except UnsupportedReturn as exc:  # PRM-09: the server's fault, said plainly

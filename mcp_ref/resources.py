@@ -25,20 +25,22 @@ returns.py.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import threading
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc, pagination
 from .content import is_uri
-from .hints import ArgumentError
 from .jsonrpc import InternalError, InvalidParams, ResourceNotFound
-from .returns import UnsupportedReturn, resource_contents_list
-from .signatures import Signature
+
+# The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
+# imported where a function is registered or called, not at the top: it needs inspect,
+# dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
+if TYPE_CHECKING:
+    from .signatures import Signature
 
 log = logging.getLogger("mcp_ref.resources")
 
@@ -76,6 +78,8 @@ class Resource:
         self.mime_type = mime_type
         self.is_template = is_template
         what = f"resource template {uri!r}" if is_template else f"resource {uri!r}"
+        from .signatures import Signature
+
         signature = Signature(fn, what)  # refuses async functions and unusable hints
         self.context_parameter = signature.context
         self.pattern: re.Pattern[str] | None = None
@@ -108,6 +112,8 @@ class Resource:
         if self.context_parameter:
             kwargs[self.context_parameter] = ctx
         value = self.fn(**kwargs)  # an exception here becomes -32603 (RES-07)
+        from .returns import UnsupportedReturn, resource_contents_list
+
         try:
             result = {"contents": resource_contents_list(value, uri, self.mime_type)}  # the table of returns.py
         except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
@@ -133,6 +139,13 @@ def _check_parameters(signature: Signature, variables: list[str], what: str) -> 
                    f"use @server.resource_template with {{{parameter.name}}} in the URI")
             raise ValueError(f"{what}: the function requires {parameter.name!r}, which the URI does not "
                              f"provide; {how}, or give the parameter a default")
+
+
+def _doc(fn: Callable[..., Any]) -> str | None:
+    """The function's docstring, cleaned up (its description by default)."""
+    import inspect
+
+    return inspect.getdoc(fn)
 
 
 class ResourceRegistry:
@@ -165,7 +178,7 @@ class ResourceRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a resource needs a name: pass name='...'")
-        resource = Resource(fn, uri, name, description if description is not None else inspect.getdoc(fn),
+        resource = Resource(fn, uri, name, description if description is not None else _doc(fn),
                             mime_type, template)
         with self._lock:
             table = self._templates if template else self._resources
@@ -199,6 +212,8 @@ class ResourceRegistry:
         templates in order. A template matches when its variables convert to the hints."""
         with self._lock:
             candidates = [self._resources[uri]] if uri in self._resources else list(self._templates.values())
+        from .hints import ArgumentError
+
         misfits = []
         for resource in candidates:
             variables = resource.match(uri)

@@ -70,6 +70,9 @@ DEFAULT_MAX_WORKERS = 16
 CANCEL_NOTICE_TIMEOUT = 2.0
 # Seconds all the cancellation notices sent by close() may take together.
 CLOSE_NOTICE_BUDGET = 1.0
+# Seconds a request still running at the end of input has to send its answer (less than a
+# client waits after closing our stdin before it sends SIGTERM, stdio.STDIN_CLOSE_GRACE).
+END_OF_INPUT_GRACE = 1.5
 
 RequestHandler = Callable[["RequestContext"], dict[str, Any]]
 NotificationHandler = Callable[["Session", str, dict[str, Any]], None]
@@ -336,6 +339,8 @@ class Session:
         self._progress: dict[RequestId, ProgressCallback] = {}
         self._incoming: dict[RequestId, RequestContext] = {}
         self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
+        self._unanswered = 0  # requests taken in and not yet answered
+        self._answered = threading.Condition(self._lock)  # notified when one of them is answered
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
@@ -368,6 +373,7 @@ class Session:
             self._shutdown(f"transport failed: {exc}")
             return None
         if data is None:
+            self._let_running_requests_answer()
             self._shutdown(self._transport.describe_close())
             return None
         self._dispatching = True
@@ -378,6 +384,15 @@ class Session:
             return None
         finally:
             self._dispatching = False
+
+    def _let_running_requests_answer(self) -> None:
+        """End of input: a request still running gets up to ``END_OF_INPUT_GRACE`` seconds to
+        send its answer before the session closes (``printf '...' | mcp-ref serve`` shows every
+        answer; a client that closed its end stops listening anyway, LC-19)."""
+        deadline = time.monotonic() + END_OF_INPUT_GRACE
+        with self._answered:
+            while self._unanswered and time.monotonic() < deadline:
+                self._answered.wait(deadline - time.monotonic())
 
     def _job_failed(self, exc: BaseException) -> None:
         if isinstance(exc, ConnectionClosed):  # background work whose peer left: nothing went wrong here
@@ -654,6 +669,7 @@ class Session:
             else:
                 duplicate = False
                 self._incoming[request_id] = ctx
+                self._unanswered += 1  # until _finish has sent its answer
         if duplicate:
             self._answer(request_id, InvalidRequest(
                 f"Invalid Request: id {request_id!r} is already in use by a request in progress"))
@@ -699,6 +715,9 @@ class Session:
             ctx._done = True  # PROG-15: no progress after this point
         if outcome is not None and not ctx.is_cancelled:  # CAN-06
             self._answer(ctx.request_id, outcome, ctx.method)
+        with self._answered:
+            self._unanswered -= 1
+            self._answered.notify_all()
 
     def _on_incoming_notification(self, msg: Message) -> None:
         method = msg["method"]

@@ -38,13 +38,9 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
   session ends. Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a
   request to arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
 
-Server: ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any threaded WSGI
-server can run it; ``SseHttpServer`` runs it on werkzeug's threaded server. Client:
-``SseClientTransport``, requests for HTTP and sseclient-py for the event stream, fed by short
-reads so that each event is handled the moment it arrives. Every wait of the client is
-bounded: opening the stream and the ``endpoint`` event by ``timeout``; each POST by the
-timeout the session gives it (a request's own); the open stream may then stay idle for as long
-as it likes (``Client(ping_interval=...)`` watches over it).
+Server (this module): ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any
+threaded WSGI server can run it; ``SseHttpServer`` (http_server.py) runs it on werkzeug's
+threaded server. Client: ``SseClientTransport`` in sse_client.py.
 """
 
 from __future__ import annotations
@@ -65,7 +61,6 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
-from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError
 
 if TYPE_CHECKING:
     from .server import Server
@@ -335,201 +330,7 @@ def _readable_now(sock: socket.socket) -> bool:
     return bool(select.select([sock], [], [], 0)[0])  # Windows: no poll, and no such limit in its select
 
 
-# --- the client side ---------------------------------------------------------------------------
+# The client's end lives in sse_client.py; these names stay importable from here.
+from .sse_client import HttpError, SseClientTransport  # noqa: E402
 
-READ_CHUNK = 64 * 1024
-
-
-class HttpError(McpError):
-    """Local: an HTTP request of the SSE transport failed; ``status`` is the HTTP status."""
-
-    code = CONNECTION_CLOSED
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message, {"status": status})
-        self.status = status
-
-
-class SseClientTransport:
-    """The client's end: a GET for the event stream, a POST per message, one requests.Session.
-
-    The constructor opens the stream and reads it up to the ``endpoint`` event (TR-11), all
-    within ``timeout``; it resolves the endpoint against ``url`` and refuses one on another
-    origin. The stream may then stay idle as long as it likes (its read timeout is lifted).
-    ``send`` POSTs one message within the timeout the session gives it, and raises
-    ``TimeoutError`` when the server did not answer in time (the Transport contract).
-    """
-
-    def __init__(self, url: str, *, headers: dict[str, str] | None = None, timeout: float = 30.0):
-        import requests
-        import sseclient
-
-        self.url = url
-        self.timeout = timeout
-        self._http = requests.Session()
-        self._http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=32))
-        self._http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=32))
-        self._http.headers.update(headers or {})
-        self._endpoint = ""
-        self._early: list[bytes] = []  # messages before the endpoint event (a server that breaks TR-11)
-        self._closing = False
-        # Until the endpoint has come, every wait ends by this moment (see _short_reads).
-        self._setup_deadline: float | None = time.monotonic() + timeout
-        try:
-            self._response = self._http.get(url, stream=True, timeout=(timeout, timeout),  # LC-24
-                                            headers={"Accept": "text/event-stream", "Cache-Control": "no-cache"})
-        except requests.Timeout:
-            self._http.close()
-            raise ConnectionClosed(f"could not open the event stream at {url}: no answer within {timeout:g} s") from None
-        except requests.RequestException as exc:
-            self._http.close()
-            raise ConnectionClosed(f"could not open the event stream at {url}: {exc}") from exc
-        if self._response.status_code != 200:
-            status, reason = self._response.status_code, self._response.reason
-            why = _first_words(self._response, timeout)  # the server's own reason, e.g. for a 421
-            self.close()
-            raise HttpError(f"GET {url} answered HTTP {status} {reason}: " + (why or "is this an MCP SSE endpoint?"),
-                            status)
-        if not self._response.headers.get("Content-Type", "").startswith("text/event-stream"):
-            self.close()
-            raise ConnectionClosed(f"GET {url} did not answer with text/event-stream; is this an MCP SSE endpoint?")
-        self._socket = _socket_of(self._response)
-        self._events = sseclient.SSEClient(self._short_reads()).events()
-        self._wait_for_endpoint()
-
-    def _short_reads(self) -> Iterator[bytes]:
-        """Whatever bytes have arrived, at once: iterating the response would hold events back."""
-        while True:
-            if self._setup_deadline is not None and self._socket is not None:
-                # Each read waits only for what is left of the set-up time, so a server that
-                # trickles bytes cannot stretch it either.
-                self._socket.settimeout(max(0.001, self._setup_deadline - time.monotonic()))
-            chunk = self._response.raw.read1(READ_CHUNK)
-            if not chunk:
-                return
-            yield chunk
-
-    def _wait_for_endpoint(self) -> None:
-        """Read events up to the first ``endpoint`` (TR-11), within the set-up deadline; then lift
-        the read timeout, so the open stream may stay idle (liveness is ping_interval's job)."""
-        try:
-            while not self._endpoint:
-                if self._setup_deadline is not None and time.monotonic() > self._setup_deadline:
-                    raise TimeoutError  # events came, but not the endpoint
-                event = next(self._events)
-                if event.event == "endpoint":  # TR-11
-                    self._accept_endpoint(event.data)
-                elif event.event == "message":
-                    self._early.append(event.data.encode("utf-8"))
-        except ConnectionClosed:
-            self.close()
-            raise
-        except StopIteration:
-            self.close()
-            raise ConnectionClosed(f"the event stream at {self.url} ended before its endpoint event; "
-                                   "is this an MCP SSE endpoint?") from None
-        except Exception as exc:  # a read timed out (urllib3 wraps it), or the connection broke
-            self.close()
-            if self._setup_deadline is not None and time.monotonic() >= self._setup_deadline:
-                raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s; "
-                                       "is this an MCP SSE endpoint?") from None
-            raise ConnectionClosed(f"the event stream at {self.url} broke before its endpoint event: {exc}") from exc
-        self._setup_deadline = None
-        if self._socket is not None:
-            self._socket.settimeout(None)
-        else:
-            log.warning("cannot reach the socket of the event stream at %s: it keeps a read timeout of %g s, "
-                        "so it ends after that long without an event", self.url, self.timeout)
-
-    def receive(self) -> bytes | None:
-        if self._early:
-            return self._early.pop(0)
-        while True:
-            try:
-                event = next(self._events)
-            except StopIteration:
-                return None
-            except Exception:
-                if self._closing:
-                    return None  # we closed the stream ourselves
-                raise
-            if event.event == "message":
-                return event.data.encode("utf-8")
-            # other event types are ignored: some servers send "ping"; only the first endpoint counts
-
-    def _accept_endpoint(self, data: str) -> None:
-        endpoint = urllib.parse.urljoin(self.url, data.strip())
-        if _origin(endpoint) != _origin(self.url):
-            raise ConnectionClosed(f"refusing the endpoint {endpoint!r}: it is on another origin than "
-                                   f"the event stream {self.url!r}")
-        self._endpoint = endpoint
-
-    def send(self, data: bytes, timeout: float | None = None) -> None:
-        import requests
-
-        bound = self.timeout if timeout is None else timeout
-        if bound <= 0:
-            raise TimeoutError(f"no time left to POST to {self._endpoint}")
-        try:
-            # LC-24: both to connect and to wait for the answer, so a frozen server costs a
-            # request no more than its own timeout.
-            response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
-                                       headers={"Content-Type": "application/json"})
-        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-            raise TimeoutError(f"POST to {self._endpoint}: no answer within {bound:g} s") from None
-        except requests.RequestException as exc:
-            raise ConnectionClosed(f"POST to {self._endpoint} failed: {exc}") from exc
-        if not 200 <= response.status_code < 300:
-            raise HttpError(f"POST to {self._endpoint} answered HTTP {response.status_code} {response.reason}: "
-                            f"{response.text[:200]}", response.status_code)
-
-    def close(self) -> None:
-        self._closing = True
-        sock = getattr(self, "_socket", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)  # wakes the reader thread blocked in a read
-            except OSError:
-                pass
-        try:
-            self._response.close()
-        except Exception:
-            pass
-        self._http.close()
-
-    def describe_close(self) -> str:
-        return "the server closed the event stream" if not self._closing else "the client closed the connection"
-
-
-def _first_words(response: Any, timeout: float, limit: int = 200) -> str:
-    """The start of an error response's body, for the exception's message: at most ``limit``
-    characters, read within ``timeout`` (the stream itself was opened with no read timeout)."""
-    sock = _socket_of(response)
-    try:
-        if sock is not None:
-            sock.settimeout(timeout)
-        body: bytes = response.raw.read(limit, decode_content=True) or b""
-    except Exception:  # a broken or stalled body: the status line alone will have to do
-        return ""
-    return " ".join(body.decode("utf-8", "replace").split())[:limit]
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urllib.parse.urlsplit(url)
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    return parts.scheme, (parts.hostname or ""), parts.port or default
-
-
-def _socket_of(response: Any) -> socket.socket | None:
-    """The socket under a streaming requests response: to bound the reads of set-up, to lift
-    that bound once the endpoint has come, and so that close() can wake a blocked reader.
-
-    urllib3 does not expose it; we look along http.client's attributes and give up if they
-    change (set-up is then bounded per read, the open stream keeps its read timeout, and the
-    reader wakes at the next byte or EOF; the SSE tests would show it).
-    """
-    try:
-        sock = response.raw._fp.fp.raw._sock
-        return sock if isinstance(sock, socket.socket) else None
-    except AttributeError:
-        return None
+__all__ = ["HttpError", "SseApp", "SseClientTransport", "sse_event"]

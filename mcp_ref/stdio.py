@@ -34,7 +34,6 @@ import os
 import select
 import signal
 import stat
-import subprocess
 import sys
 import threading
 import time
@@ -272,6 +271,8 @@ class SubprocessTransport(StdioTransport):
             else:
                 child_env[key] = value
         self.command = list(command)
+        import subprocess  # here, with the first server spawned: `import mcp_ref` does not pay for it
+
         try:
             self.process = subprocess.Popen(
                 self.command,
@@ -307,10 +308,9 @@ class SubprocessTransport(StdioTransport):
     def describe_close(self) -> str:
         if self._closing:
             return "the client closed the connection"
-        try:
-            code = self.process.wait(timeout=0.3)
-        except subprocess.TimeoutExpired:
+        if not self._exited_within(0.3):
             return "the server closed its stdout"
+        code = self.process.returncode
         self._stderr_thread.join(timeout=0.2)
         tail = " | ".join([line.strip() for line in self.stderr_tail if line.strip()][-3:])[-400:]
         return f"server process exited with code {code}" + (f"; its stderr ended with: {tail}" if tail else "")
@@ -320,20 +320,25 @@ class SubprocessTransport(StdioTransport):
         self._closing = True
         super().close()  # LC-16: end of input tells a well-behaved server to exit
         # LC-23: every wait below is bounded, so shutting a server down takes seconds at most
-        try:
-            self.process.wait(timeout=STDIN_CLOSE_GRACE)
-        except subprocess.TimeoutExpired:
+        if not self._exited_within(STDIN_CLOSE_GRACE):
             self._signal(signal.SIGTERM)  # LC-17
-            try:
-                self.process.wait(timeout=TERMINATE_GRACE)
-            except subprocess.TimeoutExpired:
+            if not self._exited_within(TERMINATE_GRACE):
                 self._signal(signal.SIGKILL if os.name == "posix" else signal.SIGTERM)  # LC-18
-                self.process.wait(timeout=TERMINATE_GRACE)
+                self._exited_within(TERMINATE_GRACE)
         if os.name == "posix":
             self._signal(signal.SIGKILL)  # leftover grandchildren (npx, shells) go too
         if self.process.stdout is not None:
             self.process.stdout.close()
         self._stderr_thread.join(timeout=TERMINATE_GRACE)
+
+    def _exited_within(self, seconds: float) -> bool:
+        import subprocess
+
+        try:
+            self.process.wait(timeout=seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
 
     def _signal(self, sig: int) -> None:
         try:

@@ -25,18 +25,18 @@ typed values; returns.py turns what the function returns into content. Client si
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
-from .hints import ArgumentError
 from .jsonrpc import InvalidParams, McpError
-from .returns import UnsupportedReturn, tool_result
-from .signatures import Signature
-from .signatures import context_parameter_name as context_parameter_name  # completion.py imports it from here
+from .quickcheck import compile_quick_check
+
+# The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
+# imported where a function is registered or called, not at the top: it needs inspect,
+# dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 
 log = logging.getLogger("mcp_ref.tools")
 
@@ -55,10 +55,13 @@ class Tool:
         self.fn = fn
         self.name = name
         self.description = description
+        from .signatures import Signature
+
         signature = Signature(fn, f"tool {name!r}")  # refuses async functions and unusable hints
         self.input_schema = input_schema if input_schema is not None else signature.input_schema()
         self.read_arguments = signature.json_reader(lenient=input_schema is not None)
         self.context_parameter = signature.context
+        self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
         self._validator: Any = None
 
     def to_wire(self) -> dict[str, Any]:
@@ -70,6 +73,17 @@ class Tool:
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
         values the function expects. InvalidParams (-32602) names the offending field."""
+        if self._quick_check is None or not self._quick_check(arguments):  # quickcheck.py: proven valid
+            self._validate(arguments)
+        from .hints import ArgumentError
+
+        try:
+            return self.read_arguments(arguments)
+        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
+            raise self._invalid(exc.field, exc.problem) from None
+
+    def _validate(self, arguments: dict[str, Any]) -> None:
+        """TOOL-08: the full check against ``inputSchema`` (jsonschema, draft 7)."""
         if self._validator is None:
             import jsonschema  # heavy: imported on first use only
 
@@ -78,10 +92,6 @@ class Tool:
         if errors:
             field = "/".join(str(p) for p in errors[0].absolute_path)
             raise self._invalid(field, errors[0].message)
-        try:
-            return self.read_arguments(arguments)
-        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
-            raise self._invalid(exc.field, exc.problem) from None
 
     def _invalid(self, field: str, problem: str) -> InvalidParams:
         where = f" at {field!r}" if field else ""
@@ -111,7 +121,7 @@ class ToolRegistry:
             raise TypeError("a tool needs a name: pass name='...'")
         if input_schema is not None and (not isinstance(input_schema, dict) or input_schema.get("type") != "object"):
             raise ValueError('a tool\'s input_schema must be a JSON Schema with "type": "object"')
-        tool = Tool(fn, name, description if description is not None else inspect.getdoc(fn), input_schema)
+        tool = Tool(fn, name, description if description is not None else _doc(fn), input_schema)
         with self._lock:
             if name in self._tools and not replace:
                 raise ValueError(f"a tool named {name!r} is already registered; choose another name, "
@@ -157,11 +167,20 @@ class ToolRegistry:
             return _error_result(name, exc)  # a request the tool made failed (sampling refused...)
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
             return _error_result(name, exc)
+        from .returns import UnsupportedReturn, tool_result
+
         try:
             return tool_result(value)  # TOOL-11: only what converts to valid content (returns.py) goes out
         except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
             log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
             return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
+
+
+def _doc(fn: Callable[..., Any]) -> str | None:
+    """The function's docstring, cleaned up (its description by default)."""
+    import inspect
+
+    return inspect.getdoc(fn)
 
 
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:

@@ -475,3 +475,18 @@ def test_the_config_snippet_starts_the_server_without_the_virtual_environment(tm
     with Client.stdio([entry["command"], *entry["args"]], inherit_env=False, env={"PATH": "/usr/bin:/bin"},
                       cwd=str(tmp_path), timeout=10) as client:
         assert client.server_info == {"name": "mcp-ref-cli-test", "version": "1.0"}
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`mcp-ref check --list | head -1`: the pipe closes early; no BrokenPipeError traceback."""
+    import fcntl
+    import os
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # smaller than the listing: the writer must wait
+    proc = subprocess.Popen([MCP_REF, "check", "--list"], stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT)
+    os.close(write_end)
+    assert os.read(read_end, 10)
+    os.close(read_end)  # like head: stop reading
+    _, err = proc.communicate(timeout=15)
+    assert proc.returncode == 0 and b"Traceback" not in err and b"BrokenPipeError" not in err, err

@@ -9,6 +9,7 @@ Not one spec page: these are the engine's promises (DESIGN principle 9) behind b
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 import threading
@@ -21,7 +22,7 @@ import pytest
 from mcp_ref import Client, ConnectionClosed, InvalidParams, RequestTimeout, Server
 from mcp_ref.memory import MemoryTransport
 
-from .conftest import RawServer, strict_json
+from .conftest import ROOT, RawServer, server_command, strict_json
 
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
@@ -434,3 +435,18 @@ def test_meta_of_a_read_result_reaches_the_wire(memory_client: Callable[..., Cli
     client = memory_client(server)
     assert client.read_resource("a://b") == {"contents": [{"uri": "a://b", "text": "hi"}], "_meta": {"k": [1]}}
     assert client.read_resource("a://c") == {"contents": [{"uri": "a://c", "text": "hi"}]}
+
+
+def test_requests_still_running_at_end_of_input_are_answered_before_the_server_exits() -> None:
+    """`printf '...' | mcp-ref serve`: input ends while a tool is still running; its answer
+    still comes (within a grace shorter than a client waits before SIGTERM), then the exit."""
+    lines = [json.dumps(INIT), '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":3,"delay":0.1}}}',
+             '{"jsonrpc":"2.0","id":3,"method":"ping"}']
+    start = time.monotonic()
+    proc = subprocess.run(server_command(), input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=10, cwd=ROOT)
+    answers = {strict_json(line)["id"]: strict_json(line) for line in proc.stdout.splitlines()}
+    assert set(answers) == {"init", 2, 3}
+    assert answers[2]["result"]["content"][0]["text"] == "counted to 3"
+    assert proc.returncode == 0 and time.monotonic() - start < 5
