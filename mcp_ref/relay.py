@@ -20,16 +20,24 @@ message from where it arrived to the process holding the stream. In short:
    processes heard the message, so 0 means no such session, at once. Another broker fits by
    implementing ``Relay``.
 
-How a message finds its session through Redis (H = sha256 of the session id)::
+How a message finds its session through Redis (S the session id, H its sha256)::
 
-    client --GET /sse---------> process A   holds session S: SUBSCRIBE mcp_ref:session:H
-    client --POST ?session_id=S--> process B   does not hold S
-        B: PUBLISH mcp_ref:session:H  '{"session": H, "reply_to": "mcp_ref:ack:<B>", "nonce": N}' + body
-              |  (the number of subscribers that heard it: 0 -> B answers 404)
-              v
-        A: puts the body into S's inbox, then PUBLISH mcp_ref:ack:<B> "N queued"
-        B: answers 202 once "N queued" is back (503 if it is not back within ack_timeout)
-    client <--event: message--- A   the answer travels on S's stream, as without a relay
+    client                      process A                    Redis                    process B
+      |--1 GET /sse---------------->|                            |                          |
+      |                             |--2 SUBSCRIBE session:H---->|                          |
+      |<--3 endpoint ?session_id=S--|                            |                          |
+      |--4 POST ?session_id=S-------------------------------------------------------------->|
+      |                             |                            |<--5 PUBLISH session:H----|
+      |                             |<--6 {H, reply_to, nonce}   |   (heard by 0: 404)      |
+      |                             |      + body                |                          |
+      |                 7 body into S's inbox                    |                          |
+      |                             |--8 PUBLISH ack:B "queued"->|--9 "nonce queued"------->|
+      |<--10 202 Accepted-------------------------------------------------------------------|
+      |<--11 event: message---------|  (the answer, on S's stream as without a relay)       |
+
+Channel names start with ``mcp_ref:``. B answers 503 when Redis is away, or when step 9 has
+not come within ``ack_timeout``; A answers ``gone`` at step 8 (then B: 404) if the session
+ended while its message was on the way.
 
 The session id grants the session, so it never goes to Redis: channel names and payloads carry
 only H. The id has 128 random bits, so H can be neither reversed nor guessed, and whoever reads
@@ -339,8 +347,8 @@ class RedisRelay(LocalRelay):
     def close(self) -> None:
         """Stop the listener (within a second or two) and drop the connections."""
         self._stopping.set()
-        with self._lock:
-            conn = self._conn
+        with self._lock:  # no one sends on it from now on
+            conn, self._conn = self._conn, None
         if conn is not None:
             try:
                 conn.disconnect()  # wakes the listener from its read

@@ -101,6 +101,17 @@ def _no_control_socket() -> list[str]:
     return ["--no-control-socket"] if any(s.name == "control_socket_disable" for s in KNOWN_SETTINGS) else []
 
 
+def _listening(port: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
 class Gunicorn:
     """gunicorn with gthread workers on 127.0.0.1, a port it picks; ``url`` is the SSE endpoint.
     ``workers`` holds the pids of the workers that have booted (a killed one is replaced)."""
@@ -109,17 +120,21 @@ class Gunicorn:
                  args: tuple[str, ...] = (), cwd: Path = ROOT) -> None:
         import os
 
+        # --reuse-port: each worker listens on its own socket and the kernel spreads new
+        # connections over them (with one shared socket, the workers that happen to be awake
+        # take them all). Each worker then binds the port itself, so it must be chosen here.
+        port = free_port()
         command = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(workers), "--threads", str(threads),
-                   "-b", "127.0.0.1:0", "--graceful-timeout", "1", "--log-level", "info", *_no_control_socket(),
-                   *args, app]
+                   "-b", f"127.0.0.1:{port}", "--reuse-port", "--keep-alive", "30", "--graceful-timeout", "1",
+                   "--log-level", "info", *_no_control_socket(), *args, app]
         self.proc = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.workers: list[int] = []
         self.lines: list[str] = []
         self._changed = threading.Condition()
-        self.port = 0
+        self.port = port
         threading.Thread(target=self._read_log, daemon=True).start()
-        if not self.wait_for(lambda: self.port != 0 and len(self.workers) >= workers, 30):
+        if not self.wait_for(lambda: len(self.workers) >= workers, 30) or not _listening(port, 30):
             self.stop()
             raise RuntimeError("gunicorn did not start:\n" + "\n".join(self.lines[-20:]))
         self.url = f"http://127.0.0.1:{self.port}/sse"
@@ -130,8 +145,6 @@ class Gunicorn:
             line = raw.decode(errors="replace").rstrip()
             with self._changed:
                 self.lines.append(line)
-                if match := re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", line):
-                    self.port = int(match.group(1))
                 if match := re.search(r"Booting worker with pid: (\d+)", line):
                     self.workers.append(int(match.group(1)))
                 self._changed.notify_all()
