@@ -76,6 +76,8 @@ Deliver = Callable[[bytes], None]
 PREFIX = "mcp_ref"
 # Seconds a relayed POST waits for the holder to say the message is queued: then 503.
 DEFAULT_ACK_TIMEOUT = 2.0
+# Seconds between checks, while it waits, that the holder is still there (a dead one: 404).
+ACK_CHECK_EVERY = 0.25
 # Seconds for any one Redis command (and for connecting): a Redis that is away costs a POST
 # about this long, never a hang.
 REDIS_TIMEOUT = 1.0
@@ -325,14 +327,26 @@ class RedisRelay(LocalRelay):
                 raise RelayUnavailable(f"Redis at {self.where} did not take the message: {self._redact(exc)}") from None
             if heard == 0:
                 raise UnknownSession(session_id)  # no process holds it
-            if not ack.done.wait(self.ack_timeout):
-                raise RelayUnavailable(f"the process holding the session did not confirm the message within "
-                                       f"{self.ack_timeout:g} s")
+            self._wait_for_ack(ack, session_id)
             if ack.outcome != "queued":
                 raise UnknownSession(session_id)  # it ended while the message was on its way
         finally:
             with self._lock:
                 self._acks.pop(nonce, None)
+
+    def _wait_for_ack(self, ack: _Ack, session_id: str) -> None:
+        """Until the holder's word comes (or ``ack_timeout``: 503). A holder that dies meanwhile
+        (its subscription gone with its connection) makes it 404 at once, not 503 later."""
+        deadline = time.monotonic() + self.ack_timeout
+        while not ack.done.wait(min(ACK_CHECK_EVERY, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                raise RelayUnavailable(f"the process holding the session did not confirm the message within "
+                                       f"{self.ack_timeout:g} s")
+            try:
+                if not self.is_live(session_id):
+                    raise UnknownSession(session_id)
+            except RelayUnavailable:
+                pass  # Redis cannot say now: wait on until the deadline
 
     def is_live(self, session_id: str) -> bool:
         if super().is_live(session_id):

@@ -33,7 +33,6 @@ def make_server() -> Server:
 
     @server.tool()
     def wait(ctx: RequestContext, seconds: float) -> str:
-        ctx.report_progress(0)  # "it has begun", to a client that asked for progress
         ctx.cancelled.wait(seconds)
         return "waited"
 

@@ -109,7 +109,12 @@ class SlowHolder(RedisRelay):
 
     delay = 0.1
 
+    def __init__(self, url: str) -> None:
+        self.reached = threading.Event()  # set when a relayed message has reached this process
+        super().__init__(url)
+
     def _deliver_relayed(self, key: str, body: bytes, reply_to: str, nonce: str) -> None:
+        self.reached.set()
         time.sleep(self.delay)
         super()._deliver_relayed(key, body, reply_to, nonce)
 
@@ -311,6 +316,21 @@ def test_a_relayed_post_whose_holder_does_not_confirm_in_time_is_503(redis_serve
             session.close()
 
 
+def test_a_relayed_post_whose_holder_dies_before_confirming_is_404_at_once(redis_server: RedisServer) -> None:
+    holder, patient = SlowHolder(redis_server.url), RedisRelay(redis_server.url, ack_timeout=10)
+    holder.delay = 3
+    with patient, make_server().sse_server(relay=holder) as a, make_server().sse_server(relay=patient) as b:
+        session = RawSession(a.url)
+        posting = Waiters(lambda: session.post(INIT, via=base(b)), 1)
+        assert holder.reached.wait(5)  # the message is at the holder, which has not confirmed it
+        died = time.monotonic()
+        threading.Thread(target=holder.close).start()  # its Redis connection goes, as with kill -9
+        outcomes = posting.join(5)
+        assert [answer.status_code for answer in outcomes] == [404]
+        assert time.monotonic() - died < 2  # not the 10 s of ack_timeout
+        session.close()
+
+
 # --- the relay as a part: its interface, its thread, its import ---------------------------------
 
 
@@ -449,18 +469,22 @@ def test_gunicorn_a_killed_worker_takes_its_sessions_and_only_them(redis_server:
                     break
             assert victim, f"sessions did not spread over the workers: {holder}"
             doomed = [c for c in clients if holder[id(c)] == victim]
-            running = threading.Event()
-            waiting = Waiters(lambda: doomed[0].call_tool("wait", {"seconds": 30}, timeout=60,
-                                                          on_progress=lambda _: running.set()), 1)
-            assert running.wait(10)  # the call runs in the worker about to die
+            # A call whose POST was answered 202: it is in the doomed worker, waiting for its answer.
+            pending = doomed[0].session.start_request("tools/call", {"name": "wait", "arguments": {"seconds": 30}},
+                                                      timeout=60)
+            waiting = Waiters(pending.result, 1)
 
             os.kill(victim, signal.SIGKILL)
 
             outcomes = waiting.join(5)  # at once, not after the call's 60 s
             assert len(outcomes) == 1 and isinstance(outcomes[0], ConnectionClosed), outcomes
-            for client in doomed[1:]:
+            eventually(lambda: all(client.session.is_closed for client in doomed), 5, "every doomed client saw its end")
+            for client in doomed:
                 with pytest.raises(ConnectionClosed):
                     client.call_tool("echo", {"text": "x"}, timeout=5)
+            # Gone for good (its listening socket too: connections the kernel gave it meanwhile
+            # are reset, as for any process that dies), so from now on the other workers answer.
+            eventually(lambda: dead(victim), 5, "the killed worker is gone")
             for raw in (r for r in raws if holder[id(r)] == victim):
                 with pytest.raises((AssertionError, requests.RequestException)):  # the stream ended, cut short
                     raw.next_message()
@@ -475,6 +499,15 @@ def test_gunicorn_a_killed_worker_takes_its_sessions_and_only_them(redis_server:
                 client.close()
             for raw in raws:
                 raw.close()
+
+
+def dead(pid: int) -> bool:
+    """Exited (a zombie its parent has not reaped yet counts: it holds no sockets any more)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
 
 
 def test_gunicorn_streams_whose_clients_left_free_their_threads_within_3_s() -> None:
