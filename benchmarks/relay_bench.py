@@ -135,6 +135,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=25, help="calls per client per round (default 25)")
     parser.add_argument("--work-ms", type=float, default=10.0, help="CPU milliseconds per call (default 10)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per configuration (default 3)")
+    parser.add_argument("--shared-socket", action="store_true",
+                        help="run gunicorn without --reuse-port (its workers then share one listening socket)")
     args = parser.parse_args()
     if args.work_ms < 5:
         parser.error("--work-ms must be at least 5: the point is a CPU-bound tool")
@@ -144,7 +146,7 @@ def main() -> None:
 
     with RedisServer() as redis_server, \
             Gunicorn("relay_bench:app", workers=1, threads=THREADS, cwd=HERE) as one, \
-            Gunicorn("relay_bench:app", workers=4, threads=THREADS, cwd=HERE,
+            Gunicorn("relay_bench:app", workers=4, threads=THREADS, cwd=HERE, reuse_port=not args.shared_socket,
                      env={"MCP_REF_BENCH_RELAY": redis_server.url}) as four:
         single, several = open_clients(one.url, CLIENTS), open_clients(four.url, CLIENTS)
         spread = Counter(client.call_tool("nothing")["content"][0]["text"] for client in several)
@@ -161,7 +163,8 @@ def main() -> None:
         direct, relayed = relay_cost(redis_server.url, 200, args.rounds)
 
     print(f"CPU-bound tool of {args.work_ms:g} ms, {CLIENTS} clients opened at once, {args.calls} calls each "
-          f"per round, median of {args.rounds} rounds")
+          f"per round, median of {args.rounds} rounds; gunicorn -k gthread --threads {THREADS}"
+          f"{'' if args.shared_socket else ' --reuse-port'}")
     print(f"  1 worker:            {one_rate:7.1f} calls/s")
     print(f"  4 workers + relay:   {four_rate:7.1f} calls/s   (clients per worker: {sorted(spread.values())})")
     print(f"  4 workers + relay / 1 worker: {four_rate / one_rate:.2f}x")

@@ -40,10 +40,11 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
   reading: its session is closed and its connection cut.
 - ``keepalive`` = 15 s: a comment line on an idle stream, so proxies keep the connection.
 - A client that hangs up is noticed within half a second (its socket, which werkzeug and
-  gunicorn put in the WSGI environ, is polled), and its session ends. Under a server that does
-  not give the socket, an idle stream writes a comment every second instead, and the write to
-  a departed client fails within a few seconds. Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a
-  request to arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
+  gunicorn put in the WSGI environ, is polled), and its session ends. Where the socket cannot
+  be polled (a server that does not give it, or TLS), an idle stream writes a comment every
+  second instead, and the write to a departed client fails within a few seconds.
+- Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a request to
+  arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
 
 Server: ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any threaded WSGI
 server can run it; ``SseHttpServer`` runs it on werkzeug's threaded server. Client:

@@ -117,16 +117,16 @@ class Gunicorn:
     ``workers`` holds the pids of the workers that have booted (a killed one is replaced)."""
 
     def __init__(self, app: str, *, workers: int, threads: int, env: dict[str, str] | None = None,
-                 args: tuple[str, ...] = (), cwd: Path = ROOT) -> None:
+                 args: tuple[str, ...] = (), cwd: Path = ROOT, reuse_port: bool = True) -> None:
         import os
 
         # --reuse-port: each worker listens on its own socket and the kernel spreads new
         # connections over them (with one shared socket, the workers that happen to be awake
-        # take them all). Each worker then binds the port itself, so it must be chosen here.
+        # take most). Each worker then binds the port itself, so it is chosen here.
         port = free_port()
         command = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(workers), "--threads", str(threads),
-                   "-b", f"127.0.0.1:{port}", "--reuse-port", "--keep-alive", "30", "--graceful-timeout", "1",
-                   "--log-level", "info", *_no_control_socket(), *args, app]
+                   "-b", f"127.0.0.1:{port}", *(["--reuse-port"] if reuse_port else []), "--keep-alive", "30",
+                   "--graceful-timeout", "1", "--log-level", "info", *_no_control_socket(), *args, app]
         self.proc = subprocess.Popen(command, cwd=cwd, env={**os.environ, **(env or {})},
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.workers: list[int] = []

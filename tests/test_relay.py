@@ -404,6 +404,17 @@ def test_two_mcp_ref_serve_processes_on_two_ports_share_one_redis(redis_server: 
             assert redis_server.password not in errors
 
 
+def test_mcp_ref_serve_refuses_a_relay_it_cannot_use() -> None:
+    def serve(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mcp_ref", "serve", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=30, stdin=subprocess.DEVNULL)
+
+    stdio = serve("--relay", "redis://127.0.0.1:6379/0")
+    assert stdio.returncode == 2 and "--relay is for --transport sse" in stdio.stderr
+    bad = serve("--transport", "sse", "--port", "0", "--relay", "http://:hunter2@127.0.0.1:6379/0")
+    assert bad.returncode == 2 and "not a Redis URL" in bad.stderr and "hunter2" not in bad.stderr
+
+
 def relay_client(url: str) -> Client:
     return Client.sse(url, timeout=15, roots=ROOTS, sampling_handler=reply_ok)
 
@@ -422,7 +433,7 @@ def test_gunicorn_four_workers_many_sessions_many_calls_all_answered(redis_serve
     with Gunicorn("tests.relay_app:app", workers=4, threads=32, env={"MCP_REF_TEST_RELAY": redis_server.url},
                   args=("--preload",)) as gunicorn:
         published = redis_server.publish_count()
-        clients: list[Client] = open_at_once(10, lambda: relay_client(gunicorn.url))
+        clients: list[Client] = open_at_once(8, lambda: relay_client(gunicorn.url))
         try:
             def work(client: Client) -> list[str]:
                 answers = [client.call_tool("echo", {"text": f"{id(client)}-{n}"})["content"][0]["text"]
