@@ -479,6 +479,8 @@ class RedisRelay(LocalRelay):
             deliver = self._by_hash.get(key)
         if deliver is not None:
             deliver(body)
+        if self._stopping.is_set():
+            return  # closed meanwhile: no new connection for the acknowledgement
         try:
             self._redis.publish(reply_to, f"{nonce} {'queued' if deliver is not None else 'gone'}")
         except Exception as exc:  # the sender will answer 503 when its wait ends

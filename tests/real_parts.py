@@ -133,7 +133,8 @@ class Gunicorn:
         self.lines: list[str] = []
         self._changed = threading.Condition()
         self.port = port
-        threading.Thread(target=self._read_log, daemon=True).start()
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
         if not self.wait_for(lambda: len(self.workers) >= workers, 30) or not _listening(port, 30):
             self.stop()
             raise RuntimeError("gunicorn did not start:\n" + "\n".join(self.lines[-20:]))
@@ -172,6 +173,9 @@ class Gunicorn:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        self._reader.join(5)  # the workers' ends of the log pipe close as they exit
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
     def __enter__(self) -> Gunicorn:
         return self

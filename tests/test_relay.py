@@ -111,11 +111,12 @@ class SlowHolder(RedisRelay):
 
     def __init__(self, url: str) -> None:
         self.reached = threading.Event()  # set when a relayed message has reached this process
+        self.hurry = threading.Event()  # set to end the delays
         super().__init__(url)
 
     def _deliver_relayed(self, key: str, body: bytes, reply_to: str, nonce: str) -> None:
         self.reached.set()
-        time.sleep(self.delay)
+        self.hurry.wait(self.delay)
         super()._deliver_relayed(key, body, reply_to, nonce)
 
 
@@ -324,10 +325,13 @@ def test_a_relayed_post_whose_holder_dies_before_confirming_is_404_at_once(redis
         posting = Waiters(lambda: session.post(INIT, via=base(b)), 1)
         assert holder.reached.wait(5)  # the message is at the holder, which has not confirmed it
         died = time.monotonic()
-        threading.Thread(target=holder.close).start()  # its Redis connection goes, as with kill -9
+        closing = threading.Thread(target=holder.close)  # its Redis connection goes, as with kill -9
+        closing.start()
         outcomes = posting.join(5)
         assert [answer.status_code for answer in outcomes] == [404]
         assert time.monotonic() - died < 2  # not the 10 s of ack_timeout
+        holder.hurry.set()
+        closing.join(5)
         session.close()
 
 
