@@ -99,7 +99,8 @@ class UnknownSession(LookupError):
 
 class RelayUnavailable(RuntimeError):
     """The way to the session's process is down (Redis away, or no acknowledgement in time):
-    HTTP 503 with ``Retry-After``. The message says why, without credentials."""
+    HTTP 503 with ``Retry-After``. The message says why, for any client to read: it names no
+    address and no credentials (the logs give the address)."""
 
 
 def session_hash(session_id: str) -> str:
@@ -315,7 +316,7 @@ class RedisRelay(LocalRelay):
             return  # held by this process: no Redis round trip
         self._ensure_running()
         if not self._ack_ready.is_set():
-            raise RelayUnavailable(f"the message relay is not connected to Redis at {self.where}")
+            raise RelayUnavailable("the message relay is not connected to Redis")
         key, nonce, ack = session_hash(session_id), secrets.token_hex(8), _Ack()
         header = json.dumps({"session": key, "reply_to": self._ack_channel, "nonce": nonce}).encode()
         with self._lock:
@@ -324,7 +325,8 @@ class RedisRelay(LocalRelay):
             try:
                 heard = self._redis.publish(_channel(key), header + b"\n" + body)
             except Exception as exc:  # redis.RedisError, or an OSError under it
-                raise RelayUnavailable(f"Redis at {self.where} did not take the message: {self._redact(exc)}") from None
+                log.debug("relay: PUBLISH to Redis at %s failed: %s", self.where, self._redact(exc))
+                raise RelayUnavailable("Redis did not take the message") from None
             if heard == 0:
                 raise UnknownSession(session_id)  # no process holds it
             self._wait_for_ack(ack, session_id)
@@ -355,7 +357,8 @@ class RedisRelay(LocalRelay):
         try:
             counts = self._redis.pubsub_numsub(_channel(session_hash(session_id)))
         except Exception as exc:
-            raise RelayUnavailable(f"cannot ask Redis at {self.where}: {self._redact(exc)}") from None
+            log.debug("relay: PUBSUB NUMSUB on Redis at %s failed: %s", self.where, self._redact(exc))
+            raise RelayUnavailable("Redis did not answer") from None
         return bool(counts) and int(counts[0][1]) > 0
 
     def close(self) -> None:

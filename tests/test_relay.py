@@ -264,7 +264,8 @@ def test_redis_down_is_503_within_seconds_local_posts_go_on_and_all_comes_back(
         started = time.monotonic()
         refused = old.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, via=base(b))
         assert refused.status_code == 503 and time.monotonic() - started < 3
-        assert refused.headers["Retry-After"].isdigit() and "Redis at redis://127.0.0.1:" in refused.text
+        assert refused.headers["Retry-After"].isdigit() and "Redis" in refused.text  # the reason
+        assert str(redis_server.port) not in refused.text  # no address for the world to see (the logs have it)
         assert old.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})["id"] == 2  # straight to A: fine
         new = RawSession(b.url)  # a stream opens on B while Redis is away, and works through B
         new.initialize()
