@@ -100,6 +100,21 @@ def throughput(clients: list[Any], calls: int, work_ms: float) -> float:
     return len(clients) * calls / (time.perf_counter() - began)
 
 
+def _event_data(stream: Any) -> Any:
+    """The data of each event on an open stream, read as it arrives (short reads)."""
+    buffer = b""
+    while True:
+        while b"\n\n" not in buffer:
+            chunk = stream.raw.read1(65536)
+            if not chunk:
+                return
+            buffer += chunk
+        event, buffer = buffer.split(b"\n\n", 1)
+        for line in event.split(b"\n"):
+            if line.startswith(b"data: "):
+                yield line[6:]
+
+
 def relay_cost(redis_url: str, calls: int, rounds: int) -> tuple[float, float]:
     """Seconds per ping (POST, 202, its answer on the stream): straight to the holder A, and
     through B. Rounds alternate between the two; the median round counts."""
@@ -107,7 +122,7 @@ def relay_cost(redis_url: str, calls: int, rounds: int) -> tuple[float, float]:
 
     with server.sse_server(relay=redis_url) as a, server.sse_server(relay=redis_url) as b:
         stream = requests.get(a.url, stream=True, timeout=10)
-        data = (line[6:] for line in stream.iter_lines(chunk_size=1) if line.startswith(b"data: "))
+        data = _event_data(stream)
         path = next(data).decode()  # the endpoint event
         http = requests.Session()
 
