@@ -8,6 +8,7 @@ the test extra, which ships the binary.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -113,16 +114,16 @@ def _listening(port: int, timeout: float) -> bool:
 
 
 class Gunicorn:
-    """gunicorn with gthread workers on 127.0.0.1, a port it picks; ``url`` is the SSE endpoint.
+    """gunicorn with gthread workers on 127.0.0.1, a free port; ``url`` is the SSE endpoint.
     ``workers`` holds the pids of the workers that have booted (a killed one is replaced)."""
 
     def __init__(self, app: str, *, workers: int, threads: int, env: dict[str, str] | None = None,
                  args: tuple[str, ...] = (), cwd: Path = ROOT, reuse_port: bool = True) -> None:
-        import os
-
         # --reuse-port: each worker listens on its own socket and the kernel spreads new
         # connections over them (with one shared socket, the workers that happen to be awake
         # take most). Each worker then binds the port itself, so it is chosen here.
+        # --keep-alive 30: clients keep their POST connections open between calls; at gunicorn's
+        # default (2 s) an idle one is closed, and a POST sent just then fails.
         port = free_port()
         command = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(workers), "--threads", str(threads),
                    "-b", f"127.0.0.1:{port}", *(["--reuse-port"] if reuse_port else []), "--keep-alive", "30",
@@ -168,8 +169,6 @@ class Gunicorn:
                 self.proc.wait(5)
         for pid in self.workers:  # a worker whose arbiter was killed would exit by itself; do not wait
             try:
-                import os
-
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
