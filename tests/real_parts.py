@@ -52,6 +52,8 @@ class RedisServer:
         return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> RedisServer:
+        if self.proc is not None and self.proc.poll() is None:
+            raise RuntimeError(f"redis-server on port {self.port} is already running")
         self.proc = subprocess.Popen(
             [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
              "--appendonly", "no", "--requirepass", self.password],
@@ -63,6 +65,7 @@ class RedisServer:
                 return self
             except Exception:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
                     raise RuntimeError(f"redis-server did not start on port {self.port}") from None
                 time.sleep(0.02)
 

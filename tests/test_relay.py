@@ -298,7 +298,7 @@ def test_a_process_starts_while_redis_is_unreachable_and_works_fully_once_it_is_
         session.initialize()  # straight to A: no Redis needed
         refused = session.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, via=base(b))
         assert refused.status_code == 503 and "Retry-After" in refused.headers
-        stack.enter_context(redis_server.start())
+        stack.enter_context(redis_server)  # starts it
         eventually(lambda: session.post({"jsonrpc": "2.0", "id": 2, "method": "ping"}, via=base(b)).status_code == 202,
                    10, "B relays to A once Redis is up")
         assert session.next_message()["id"] == 2
