@@ -2,11 +2,12 @@
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL]
-                  [--trace-file PATH]
+    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL
+                   --relay redis://HOST:PORT/DB] [--trace-file PATH]
         serve TARGET over stdio (or HTTP with SSE). TARGET is module:attribute (found from the
         current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
-        (default ``server``) is a Server or a no-argument function returning one.
+        (default ``server``) is a Server or a no-argument function returning one. ``--relay``
+        lets several such processes, on one host or many, serve the same sessions (relay.py).
     mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress]
         connect, initialize, send one request, print its result. It asks for progress (a
@@ -89,6 +90,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
+    if args.relay and args.transport != "sse":
+        return _fail("--relay is for --transport sse (a stdio server has one client, in one process)")
     if args.transport == "stdio":
         if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
             print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
@@ -104,6 +107,14 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
     options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
+    if args.relay:
+        from .relay import RedisRelay
+
+        try:
+            options["relay"] = RedisRelay(args.relay)
+        except (ImportError, ValueError) as exc:
+            return _fail(str(exc))
+        print(f"mcp-ref: sessions reachable through the relay at {options['relay'].where}", flush=True)
     if args.host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
         print(f"mcp-ref: listening on {args.host}, but only requests whose Host header names localhost are "
               "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host '*'",
@@ -326,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="for sse: accept this browser Origin, e.g. https://app.example (repeatable; '*' for "
                             "any); replaces the default, which accepts localhost origins only")
+    serve.add_argument("--relay", metavar="URL",
+                       help="for sse: share sessions with every process using this Redis, e.g. redis://127.0.0.1:6379/0 "
+                            "(needs pip install 'mcp_ref[redis]')")
     serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
     serve.set_defaults(func=cmd_serve)
 

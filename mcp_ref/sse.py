@@ -23,7 +23,12 @@ The POST status codes are not in the spec; we follow what the official SDKs do: 
 400 missing session id or malformed JSON (nested too deeply to read included); 404 unknown
 session; 405 wrong method; 413 body over ``max_body_bytes``; 415 content type other than
 ``application/json``; 403 disallowed ``Origin``; 421 disallowed ``Host``. Ours besides: 408 a
-body that did not arrive whole in time; 503 (with ``Retry-After``) too many open streams.
+body that did not arrive whole in time; 503 (with ``Retry-After``) too many open streams, or the
+relay cannot reach the process holding the session.
+
+Several processes or hosts: ``relay="redis://HOST:PORT/DB"`` (see relay.py) carries a POST that
+arrives at a process other than the one holding the session's stream to that process. Every
+check above is made where the POST arrives, before anything is relayed.
 
 Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/``serve_sse``):
 
@@ -34,9 +39,12 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
   finds them all waiting waits for room, up to its timeout; if none comes, the client is not
   reading: its session is closed and its connection cut.
 - ``keepalive`` = 15 s: a comment line on an idle stream, so proxies keep the connection.
-- A client that hangs up is noticed within half a second (its socket is polled), and its
-  session ends. Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a
-  request to arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
+- A client that hangs up is noticed within half a second (its socket, which werkzeug and
+  gunicorn put in the WSGI environ, is polled), and its session ends. Where the socket cannot
+  be polled (a server that does not give it, or TLS), an idle stream writes a comment every
+  second instead, and the write to a departed client fails within a few seconds.
+- Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a request to
+  arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
 
 Server (this module): ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any
 threaded WSGI server can run it; ``SseHttpServer`` (http_server.py) runs it on werkzeug's
@@ -51,6 +59,7 @@ import queue
 import secrets
 import select
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -61,6 +70,7 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
+from .relay import Relay, RelayUnavailable, UnknownSession, relay_from
 
 if TYPE_CHECKING:
     from .server import Server
@@ -83,6 +93,11 @@ DEFAULT_MAX_QUEUED = 1000
 KEEPALIVE_SECONDS = 15.0
 # Seconds between checks that an idle stream's client is still there.
 _POLL_SECONDS = 0.5
+# Seconds of silence before a comment line, on a stream whose socket cannot be polled: the
+# write is then how a departed client is found.
+_BLIND_KEEPALIVE_SECONDS = 1.0
+# Seconds a client is told to wait when the relay cannot reach the session's process.
+RELAY_RETRY_AFTER_SECONDS = 2
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -168,14 +183,17 @@ class SseApp:
     localhost only; ``["*"]`` accepts any. A request without ``Origin`` (not from a browser)
     is accepted. ``session_param`` names the query parameter carrying the session id.
     ``max_body_bytes``, ``max_streams``, ``max_queued`` and ``keepalive`` are the limits listed
-    in the module docstring.
+    in the module docstring. ``relay`` (relay.py) reaches sessions held by other processes: a
+    ``redis://`` URL (the app then owns the relay and closes it with itself) or a ``Relay``
+    object; None, the default, knows only the sessions of this process.
     """
 
     def __init__(self, server: Server, *, sse_path: str = "/sse", message_path: str = "/messages/",
                  session_param: str = "session_id", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
-                 keepalive: float = KEEPALIVE_SECONDS, trace: TraceCallback | None = None):
+                 keepalive: float = KEEPALIVE_SECONDS, trace: TraceCallback | None = None,
+                 relay: Relay | str | None = None):
         self.server = server
         self.sse_path = sse_path
         self.message_path = message_path
@@ -187,6 +205,7 @@ class SseApp:
         self.max_queued = max_queued
         self.keepalive = keepalive
         self.trace = trace
+        self.relay, self._owns_relay = relay_from(relay)
         self._streams: dict[str, _StreamTransport] = {}
         self._lock = threading.Lock()
 
@@ -221,28 +240,38 @@ class SseApp:
             return len(self._streams)
 
     def close(self) -> None:
-        """End every session (their streams finish, their workers stop)."""
+        """End every session (their streams finish, their workers stop), and the relay if
+        the app made it."""
         with self._lock:
             streams = list(self._streams.values())
         for transport in streams:
             transport.close()
+        if self._owns_relay:
+            self.relay.close()
 
     # --- GET: the event stream -----------------------------------------------------------------
 
     def _open_stream(self, request: Request) -> Response:
         session_id = secrets.token_hex(16)  # 128 random bits
-        client_socket = request.environ.get("werkzeug.socket")
-        transport = _StreamTransport(self.max_queued, client_socket if isinstance(client_socket, socket.socket) else None)
+        found = request.environ.get("werkzeug.socket") or request.environ.get("gunicorn.socket")
+        client_socket = found if isinstance(found, socket.socket) else None
+        transport = _StreamTransport(self.max_queued, client_socket)
         with self._lock:
             if len(self._streams) >= self.max_streams:
                 return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
                               headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
             self._streams[session_id] = transport  # the place is taken before the session exists
+        # Reachable from every process (through the relay) before the client learns the endpoint.
+        self.relay.hold(session_id, transport.inbox.put)
         session = self.server.open_session(transport, trace=self.trace)
         session.on_close(lambda s: self._forget(session_id))
         session.start()
         query = urllib.parse.urlencode({self.session_param: session_id})
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
+
+        # A socket we can poll tells at once that its client left; otherwise a write must.
+        watched = client_socket if client_socket is not None and not isinstance(client_socket, ssl.SSLSocket) else None
+        keepalive = self.keepalive if watched is not None else min(self.keepalive, _BLIND_KEEPALIVE_SECONDS)
 
         def stream() -> Iterator[bytes]:
             try:
@@ -252,9 +281,9 @@ class SseApp:
                     try:
                         data = transport.outbox.get(timeout=_POLL_SECONDS)
                     except queue.Empty:
-                        if _peer_gone(client_socket):
+                        if _peer_gone(watched):
                             return
-                        if time.monotonic() - last_write >= self.keepalive:
+                        if time.monotonic() - last_write >= keepalive:
                             last_write = time.monotonic()
                             yield b": keepalive\n\n"  # a comment: idle proxies keep the connection
                         continue
@@ -269,6 +298,7 @@ class SseApp:
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     def _forget(self, session_id: str) -> None:
+        self.relay.release(session_id)
         with self._lock:
             transport = self._streams.pop(session_id, None)
         if transport is not None:
@@ -280,10 +310,6 @@ class SseApp:
         session_id = request.args.get(self.session_param)
         if not session_id:
             return _plain(400, f"missing the {self.session_param} query parameter")
-        with self._lock:
-            transport = self._streams.get(session_id)
-        if transport is None:
-            return _plain(404, "unknown session: it ended, or the server restarted; open a new event stream")
         if request.mimetype != "application/json":
             return _plain(415, "the body must be application/json")
         if request.content_length is not None and request.content_length > self.max_body_bytes:
@@ -300,7 +326,16 @@ class SseApp:
             return _plain(400, "malformed JSON: nested too deeply to read")
         except (ValueError, UnicodeDecodeError) as exc:
             return _plain(400, f"malformed JSON: {exc}")
-        transport.inbox.put(body)  # queued before we answer, so the client's order is kept
+        try:
+            # Into the session's inbox before we answer, so the client's order is kept: here,
+            # when this process holds the session; else through the relay, which returns once
+            # the holding process has queued it.
+            self.relay.publish(session_id, body)
+        except UnknownSession:
+            return _plain(404, "unknown session: it ended, or the server restarted; open a new event stream")
+        except RelayUnavailable as exc:
+            return _plain(503, f"cannot reach the session now: {exc}; try again shortly",
+                          headers={"Retry-After": str(RELAY_RETRY_AFTER_SECONDS)})
         return _plain(202, "Accepted")
 
 
