@@ -106,6 +106,7 @@ class Client:
             on_request=_weak_request_handler(self),
             on_notification=_weak_notification_handler(self),
             inline_methods=frozenset({"ping"}),
+            methods=self.request_handlers.keys(),
             default_timeout=timeout,
             trace=print_trace if trace is True else None if trace is False else trace,
             name="mcp_ref-client",

@@ -42,7 +42,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
@@ -332,7 +332,9 @@ class Session:
     lifecycle messages and ping), every other request on a worker. ``on_notification(session,
     method, params)`` runs on the reader thread for every notification except cancellation and
     progress, which the session handles itself. ``trace(direction, data)`` sees every message
-    ("->" sent, "<-" received).
+    ("->" sent, "<-" received). ``methods`` (a live view, such as the dispatch table's keys) names
+    the methods ``on_request`` serves, so that a request for another one is -32601 whatever its
+    params; without it every method counts as known.
     """
 
     def __init__(
@@ -342,6 +344,7 @@ class Session:
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         inline_methods: frozenset[str] = frozenset(),
+        methods: Collection[str] | None = None,
         default_timeout: float = DEFAULT_TIMEOUT,
         max_workers: int = DEFAULT_MAX_WORKERS,
         trace: TraceCallback | None = None,
@@ -351,6 +354,7 @@ class Session:
         self._on_request = on_request
         self._on_notification = on_notification
         self._inline_methods = inline_methods
+        self._methods = methods
         self.default_timeout = default_timeout
         self._trace = trace
         self.name = name
@@ -632,7 +636,9 @@ class Session:
             # about a message of ours it could not parse (id null). Nothing is waiting for it.
             log.debug("dropping response with no pending request: %r", msg)
             return
-        if "result" in msg and "error" not in msg:  # MSG-06
+        if msg.get("jsonrpc") != jsonrpc.JSONRPC_VERSION:  # MSG-01
+            out.future.set_exception(InvalidRequest(f'peer answered {out.method} with a message whose "jsonrpc" is not "2.0"'))
+        elif "result" in msg and "error" not in msg:  # MSG-06
             result = msg["result"]
             if isinstance(result, dict):
                 out.future.set_result(result)
@@ -656,7 +662,8 @@ class Session:
         if duplicate:
             self._answer(request_id, InvalidRequest(
                 f"Invalid Request: id {request_id!r} is already in use by a request in progress"))
-        elif params is not None and not isinstance(params, dict):
+        elif params is not None and not isinstance(params, dict) and (self._methods is None or ctx.method in self._methods):
+            # JSON-RPC order: an unknown method is -32601 (from on_request), whatever its params
             self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
