@@ -79,7 +79,8 @@ DEMO_AND_TESTS = Model({**DEMO.methods, "test/echo": {RESULT}, "test/returns": {
 CLIENT = Model({"ping": {RESULT}, "roots/list": {RESULT}, "sampling/createMessage": {RESULT, jsonrpc.INVALID_PARAMS}})
 
 TO_SERVER = hostile.lines(hostile.SPEC_METHODS + hostile.TEST_METHODS)
-TO_CLIENT = hostile.lines(hostile.SPEC_METHODS)
+# A client serves three methods: they come first, and often; a server's are the client's unknown.
+TO_CLIENT = hostile.lines(hostile.CLIENT_METHODS * 4 + hostile.SPEC_METHODS)
 
 
 @functools.cache
@@ -172,6 +173,12 @@ def test_a_stdio_server_answers_every_request_once_in_strict_json_and_goes_on() 
 ROOTS = [{"uri": "file:///tmp/hostile", "name": "tmp"}]
 
 
+def sampling_handler(params: dict[str, Any]) -> str:
+    """Written for well-formed requests, as handlers are: it trusts every field it reads."""
+    said = " ".join(message["content"].get("text", message["content"]["type"]) for message in params["messages"])
+    return f"{params['maxTokens']} tokens on: {said[:40]}"
+
+
 def client_probe(n: Any) -> list[dict[str, Any]]:
     return [{"jsonrpc": "2.0", "id": f"probe:{n}:ping", "method": "ping"}]
 
@@ -189,7 +196,7 @@ def test_a_client_answers_a_hostile_server_once_in_strict_json_and_stays_connect
     server_end, client_end = MemoryTransport.pair()
     with hostile.watch_failures() as failures:
         peer = hostile.MemoryPeer(server_end, "client", AS_SERVER)
-        client = Client(client_end, timeout=5, sampling_handler=lambda params: "a fixed answer", roots=ROOTS)
+        client = Client(client_end, timeout=5, sampling_handler=sampling_handler, roots=ROOTS)
         try:
             client.connect()
             ledger = Ledger(CLIENT)
@@ -231,7 +238,7 @@ def test_a_stdio_client_answers_a_hostile_server_once_in_strict_json_and_stays_c
     ledgers = [Ledger(CLIENT)]
     with hostile.watch_failures() as failures:
         client = Client.stdio([sys.executable, "-c", RELAY, str(listener.getsockname()[1])], timeout=10,
-                              sampling_handler=lambda params: "a fixed answer", roots=ROOTS)
+                              sampling_handler=sampling_handler, roots=ROOTS)
         accepting.join(10)
         peer = peers[0]
         try:
