@@ -1,7 +1,7 @@
 """A hostile peer for property tests: raw lines to send, what each one must get back, and a
 raw end of a connection that checks every byte the session under test writes.
 
-Not a spec section, and not a test file: tests/test_properties.py uses it. Three parts:
+Not a spec section, and not a test file: tests/test_properties.py uses it. Four parts:
 
 1. Strategies (Hypothesis) for raw message bytes. They build JSON *text* themselves, so a line
    can hold what no JSON encoder writes: lone surrogates as ``\\udXXX`` escapes, ``NaN``,
@@ -15,6 +15,7 @@ Not a spec section, and not a test file: tests/test_properties.py uses it. Three
    session under test writes and checks each message: strict UTF-8 (no lone surrogates), no
    ``\\udXXX`` escape, strict JSON (no NaN/Infinity), a well-formed 2024-11-05 message. It
    answers the session's own requests, as a real peer would.
+4. ``watch_failures``: what mcp_ref logs as a failure, and any thread that dies.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ LONG_INT = str(10**4299)  # 4,300 digits: the most Python's int parser reads
 TOO_LONG_INT = "9" * 4301  # one more: not a number json can read, so -32700
 POISON = ["NaN", "Infinity", "-Infinity", TOO_LONG_INT, "'x'", "[1,]", '"\\x"', "\x00"]  # not JSON
 
-ALWAYS_ODD = ["\ud800", "\udfff", "a\ud83dz", "\udc00\ud800", "\u2028", "\x00", "é", "\U0001f600", "\\", '"']
+ODD_TEXTS = ["\ud800", "\udfff", "a\ud83dz", "\udc00\ud800", "\u2028", "\x00", "é", "\U0001f600", "\\", '"']
 
 
 def _char(text: str) -> str:
@@ -105,7 +106,7 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
 
 texts = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(ALWAYS_ODD),
+    st.sampled_from(ODD_TEXTS),
     st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=()) | st.characters(),
             min_size=1, max_size=4),
 )
@@ -156,47 +157,11 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# What each method reads, field by field: sample values a real peer would send (lists), or the
-# fields of a nested object (dicts). Each field is then left out, given a plausible value, or
-# given any JSON value at all (the wrong type, a surrogate, 1e400, 300 levels deep...).
-DEMO_TOOLS = ["add", "fail", "show_logo", "increment", "toggle_extra_tool", "log_something", "ask_model",
-              "list_client_roots", "extra", "nope"]  # not slow_count: it takes a second by design
-URIS = ["demo://readme", "demo://logo.png", "demo://counter", "demo://notes/mcp", "demo://notes/x", "demo://notes/",
-        "demo://source/session.py", "demo://source/../../../etc/passwd", "demo://source/%00", "file:///etc/passwd", ""]
-CURSOR = {"cursor": ["", "abc", "e30.e30", "W10.0000"]}
-META = {"progressToken": [1, "t", 0]}
-MESSAGE = {"role": ["user", "assistant", "system"], "content": {"type": ["text", "image"], "text": ["hi"],
-                                                                 "data": ["AA=="], "mimeType": ["image/png"]}}
-FIELDS: dict[str, dict[str, Any]] = {
-    "initialize": {"protocolVersion": ["2024-11-05", "2099-01-01"], "capabilities": {"roots": [{}], "sampling": [{}]},
-                   "clientInfo": {"name": ["x"], "version": ["1"]}},
-    "tools/list": CURSOR, "prompts/list": CURSOR, "resources/list": CURSOR, "resources/templates/list": CURSOR,
-    "tools/call": {"name": DEMO_TOOLS, "arguments": {"a": [1, -5], "b": [2], "reason": ["r"], "message": ["m"],
-                                                      "question": ["q"]}, "_meta": META},
-    "resources/read": {"uri": URIS}, "resources/subscribe": {"uri": URIS}, "resources/unsubscribe": {"uri": URIS},
-    "prompts/get": {"name": ["greeting", "review_code", "explain_readme", "nope"],
-                    "arguments": {"code": ["x = 1"], "language": ["go", "klingon"], "other": ["?"]}},
-    "logging/setLevel": {"level": ["debug", "info", "emergency", "verbose"]},
-    "completion/complete": {"ref": {"type": ["ref/prompt", "ref/resource", "ref/other"],
-                                    "name": ["review_code", "greeting", "nope"],
-                                    "uri": ["demo://notes/{topic}", "demo://source/{+path}", "demo://readme"]},
-                            "argument": {"name": ["language", "topic", "path"], "value": ["", "p", "s"]}},
-    "sampling/createMessage": {"messages": [[{"role": "user", "content": {"type": "text", "text": "hi"}}], []],
-                               "maxTokens": [1, 100], "systemPrompt": ["s"], "includeContext": ["none", "all"],
-                               "temperature": [0.5], "stopSequences": [["x"]], "metadata": [{}],
-                               "modelPreferences": {"hints": [[{"name": "m"}]], "costPriority": [0.5, 2]}},
-    "notifications/cancelled": {"requestId": [0, 1, 2, "x", "1"], "reason": ["r"]},
-    "notifications/progress": {"progressToken": [0, 1, "x"], "progress": [1, 0.5], "total": [2]},
-    "notifications/message": {"level": ["info", "nope"], "data": ["d"], "logger": ["l"]},
-    "notifications/resources/updated": {"uri": URIS},
-    "test/echo": {"s": ["x"]},
-    "test/returns": {"kind": ["nan", "inf", "object", "bytes", "deep", "none"]},
-    "test/raises": {"kind": ["SystemExit", "KeyboardInterrupt", "GeneratorExit", "Stop", "none"]},
-}
-
-
 def targeted(fields: dict[str, Any]) -> st.SearchStrategy[str]:
-    """An object for ``fields``: each field absent, plausible, or any JSON value; plus strangers."""
+    """An object with the members ``fields`` describes, each left out, plausible, or any JSON
+    value at all (the wrong type, a surrogate, 1e400, 300 levels deep...); sometimes a stranger.
+    A field's spec is a list of plausible values, a dict (a nested object described the same
+    way), or a strategy of raw JSON text."""
     def value(spec: Any) -> st.SearchStrategy[str]:
         if isinstance(spec, st.SearchStrategy):
             plausible = spec
@@ -213,16 +178,60 @@ def targeted(fields: dict[str, Any]) -> st.SearchStrategy[str]:
         lambda t: obj([m for m in t[0] if m is not None] + t[1]))
 
 
-def _params(fields: dict[str, Any] | None) -> st.SearchStrategy[str | None]:
-    """No params, the method's own fields (often wrong), any object, or not an object at all."""
-    own = targeted(fields) if fields else objects
+def either(whole: list[Any], fields: dict[str, Any]) -> st.SearchStrategy[str]:
+    """One of ``whole``, values whose parts fit together (a tool's arguments, a completion's
+    ref), or an object built field by field as ``targeted`` does."""
+    return weighted((2, st.sampled_from([_dumps(value) for value in whole])), (1, targeted(fields)))
+
+
+# What each method reads, field by field (see ``targeted``), with the demo server's names in it.
+DEMO_TOOLS = ["add", "fail", "show_logo", "increment", "toggle_extra_tool", "log_something", "ask_model",
+              "list_client_roots", "extra", "nope"]  # not slow_count: it takes a second by design
+URIS = ["demo://readme", "demo://logo.png", "demo://counter", "demo://notes/mcp", "demo://notes/x", "demo://notes/",
+        "demo://source/session.py", "demo://source/../../../etc/passwd", "demo://source/%00", "file:///etc/passwd", ""]
+CURSOR = {"cursor": ["", "abc", "e30.e30", "W10.0000"]}
+MESSAGE = {"role": ["user", "assistant", "system"], "content": {"type": ["text", "image"], "text": ["hi"],
+                                                                 "data": ["AA=="], "mimeType": ["image/png"]}}
+FIELDS: dict[str, dict[str, Any]] = {
+    "initialize": {"protocolVersion": ["2024-11-05", "2099-01-01"], "capabilities": {"roots": [{}], "sampling": [{}]},
+                   "clientInfo": {"name": ["x"], "version": ["1"]}},
+    "tools/list": CURSOR, "prompts/list": CURSOR, "resources/list": CURSOR, "resources/templates/list": CURSOR,
+    "tools/call": {"name": DEMO_TOOLS, "_meta": {"progressToken": [1, "t", 0]}, "arguments": either(
+        [{}, {"a": 1, "b": 2}, {"a": -5, "b": 10**30}, {"reason": "r"}, {"message": "m"}, {"question": "q"}],
+        {"a": [1, -5], "b": [2], "reason": ["r"], "message": ["m"], "question": ["q"]})},
+    "resources/read": {"uri": URIS}, "resources/subscribe": {"uri": URIS}, "resources/unsubscribe": {"uri": URIS},
+    "prompts/get": {"name": ["greeting", "review_code", "explain_readme", "nope"], "arguments": either(
+        [{}, {"code": "x = 1"}, {"code": "x", "language": "go"}],
+        {"code": ["x = 1"], "language": ["go", "klingon"], "other": ["?"]})},
+    "logging/setLevel": {"level": ["debug", "info", "emergency", "verbose"]},
+    "completion/complete": {
+        "ref": either([{"type": "ref/prompt", "name": "review_code"}, {"type": "ref/resource", "uri": "demo://notes/{topic}"},
+                       {"type": "ref/resource", "uri": "demo://source/{+path}"}],
+                      {"type": ["ref/prompt", "ref/resource", "ref/other"], "name": ["review_code", "greeting", "nope"],
+                       "uri": ["demo://notes/{topic}", "demo://source/{+path}", "demo://readme"]}),
+        "argument": {"name": ["language", "topic", "path"], "value": ["", "p", "s"]}},
+    "sampling/createMessage": {"messages": st.lists(targeted(MESSAGE), max_size=2).map(array),
+                               "maxTokens": [1, 100], "systemPrompt": ["s"], "includeContext": ["none", "all"],
+                               "temperature": [0.5], "stopSequences": [["x"]], "metadata": [{}],
+                               "modelPreferences": {"hints": [[{"name": "m"}]], "costPriority": [0.5, 2]}},
+    "notifications/cancelled": {"requestId": [0, 1, 2, "x", "1"], "reason": ["r"]},
+    "notifications/progress": {"progressToken": [0, 1, "x"], "progress": [1, 0.5], "total": [2]},
+    "notifications/message": {"level": ["info", "nope"], "data": ["d"], "logger": ["l"]},
+    "notifications/resources/updated": {"uri": URIS},
+    "test/echo": {"s": st.sampled_from(['"x"', "1e400", "-1e400", '"\\ud800"', '{"a":[1e400]}'])},  # echoed back
+    "test/returns": {"kind": ["nan", "inf", "-inf", "nan", "inf", "object", "bytes", "deep", "none"]},
+    "test/raises": {"kind": ["SystemExit", "KeyboardInterrupt", "GeneratorExit", "Stop", "none"]},
+}
+OWN_PARAMS = {method: targeted(fields) for method, fields in FIELDS.items()}
+
+
+def _params(own: st.SearchStrategy[str]) -> st.SearchStrategy[str | None]:
+    """Mostly the method's own fields (often wrong); else no params, any object, or not an object."""
     return weighted((12, own), (1, st.none()), (1, objects), (1, any_value))
 
 
-# Sampling messages: lists of messages whose every field varies.
-FIELDS["sampling/createMessage"]["messages"] = st.lists(targeted(MESSAGE), max_size=2).map(array)
-PARAMS = {method: _params(fields) for method, fields in FIELDS.items()}
-OTHER_PARAMS = _params(None)
+PARAMS = {method: _params(own) for method, own in OWN_PARAMS.items()}
+OTHER_PARAMS = _params(objects)
 ERRORS = weighted((3, targeted({"code": [-32600, -32601, -1, 0], "message": ["m"], "data": [None, {}]})), (1, any_value))
 
 
@@ -253,6 +262,15 @@ def envelopes(draw: st.DrawFn, methods: list[str]) -> str:
     return obj(draw(st.permutations(members)))
 
 
+@st.composite
+def requests(draw: st.DrawFn, methods: list[str]) -> str:
+    """A well-formed request envelope (an id JSON-RPC allows, a method of ``methods``) whose params
+    are the method's own fields: right, missing, or of any type. This is where handlers are met."""
+    method = draw(st.sampled_from(methods))
+    params = draw(OWN_PARAMS.get(method, objects))
+    return obj([('"jsonrpc"', '"2.0"'), ('"id"', draw(good_ids)), ('"method"', _dumps(method)), ('"params"', params)])
+
+
 def utf8(text: str) -> bytes:
     return text.encode("utf-8")
 
@@ -268,8 +286,10 @@ def deep(depth: int, form: str) -> bytes:
     return b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":' + b"[" * depth + b"]" * depth + b"}}"
 
 
-def lines(methods: list[str]) -> st.SearchStrategy[bytes]:
-    """One raw message (without its newline) as a hostile peer might send it."""
+def lines(methods: list[str], served: list[str]) -> st.SearchStrategy[bytes]:
+    """One raw message (without its newline) as a hostile peer might send it: well-formed requests
+    for the ``served`` methods with params of every shape, envelopes of every shape for
+    ``methods``, and garbage."""
     envelope = envelopes(methods)
     garbage = st.one_of(
         st.lists(envelope, max_size=3).map(array).map(utf8),  # a batch: 2024-11-05 has none
@@ -285,7 +305,10 @@ def lines(methods: list[str]) -> st.SearchStrategy[bytes]:
         st.tuples(st.sampled_from([60_000]), st.sampled_from(["arrays", "objects", "open", "params"])).map(
             lambda t: deep(*t)),
     )
-    return weighted((5, envelope.map(utf8)), (1, garbage))
+    return weighted((3, requests(served).map(utf8)), (3, envelope.map(utf8)), (1, garbage))
+
+
+ANY_LINE = lines(SPEC_METHODS, CLIENT_METHODS)
 
 
 # --- 2. the oracle ------------------------------------------------------------------------------------
@@ -482,7 +505,7 @@ def answers_to(draw: st.DrawFn, pending: int) -> bytes:
         members.append(('"method"', draw(json_strings)))  # a request after all
     members += draw(st.lists(st.tuples(json_strings, json_values), max_size=1))
     text = obj(draw(st.permutations(members)))
-    return draw(st.one_of(st.just(utf8(text)), st.just(utf8(text)), st.just(utf8(text)), lines(SPEC_METHODS)))
+    return draw(weighted((3, st.just(utf8(text))), (1, ANY_LINE)))
 
 
 def settles(data: bytes, pending: int) -> tuple[bool, dict[str, Any] | None]:
@@ -599,8 +622,9 @@ class RawPeer:
                 return
             self.written.append(data)
             msg, problems = inspect_written(data)
-            self.problems += problems
-            if msg is None or problems:
+            if problems:
+                self.problems += problems
+                self.inbox.put({})  # wakes the test up: it fails at once instead of waiting
                 continue
             self.tap("->", data)
             if "method" in msg and "id" in msg and msg["method"] not in self.held:
@@ -641,9 +665,9 @@ class RawPeer:
         deadline = time.monotonic() + timeout
         while len(replies) < len(probe_ids) or ledger.missing():
             msg = self.take(deadline - time.monotonic())
-            if msg is None:
+            if msg is None or self.problems:
                 break
-            if "method" in msg:
+            if not msg or "method" in msg:
                 continue  # a notification, or a request held for the test: checked already
             if msg.get("id") in probe_ids and isinstance(msg.get("id"), str):
                 replies[msg["id"]] = msg
