@@ -304,7 +304,7 @@ class Server:
             # Lifecycle messages and ping run on the reader thread, in the order they arrived,
             # so the phase machine sees initialize before initialized whatever the scheduling.
             inline_methods=frozenset({"initialize", "ping"}),
-            methods=self.request_handlers.keys(),
+            knows_method=self.request_handlers.__contains__,
             max_workers=self.max_workers,
             trace=trace,
             name=f"{self.name}-session",

@@ -42,7 +42,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
@@ -332,9 +332,9 @@ class Session:
     lifecycle messages and ping), every other request on a worker. ``on_notification(session,
     method, params)`` runs on the reader thread for every notification except cancellation and
     progress, which the session handles itself. ``trace(direction, data)`` sees every message
-    ("->" sent, "<-" received). ``methods`` (a live view, such as the dispatch table's keys) names
-    the methods ``on_request`` serves, so that a request for another one is -32601 whatever its
-    params; without it every method counts as known.
+    ("->" sent, "<-" received). ``knows_method(method)`` says whether ``on_request`` serves a
+    method, so that a request for another one is -32601 whatever its params; without it every
+    method counts as known.
     """
 
     def __init__(
@@ -344,7 +344,7 @@ class Session:
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         inline_methods: frozenset[str] = frozenset(),
-        methods: Collection[str] | None = None,
+        knows_method: Callable[[str], bool] | None = None,
         default_timeout: float = DEFAULT_TIMEOUT,
         max_workers: int = DEFAULT_MAX_WORKERS,
         trace: TraceCallback | None = None,
@@ -354,7 +354,7 @@ class Session:
         self._on_request = on_request
         self._on_notification = on_notification
         self._inline_methods = inline_methods
-        self._methods = methods
+        self._knows_method = knows_method
         self.default_timeout = default_timeout
         self._trace = trace
         self.name = name
@@ -662,13 +662,16 @@ class Session:
         if duplicate:
             self._answer(request_id, InvalidRequest(
                 f"Invalid Request: id {request_id!r} is already in use by a request in progress"))
-        elif params is not None and not isinstance(params, dict) and (self._methods is None or ctx.method in self._methods):
-            # JSON-RPC order: an unknown method is -32601 (from on_request), whatever its params
+        elif params is not None and not isinstance(params, dict) and self._serves(ctx.method):
+            # (for a method it does not serve, on_request answers -32601 first: JSON-RPC order)
             self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
         else:
             self._pool.submit(self._run_request, ctx)
+
+    def _serves(self, method: str) -> bool:
+        return self._knows_method is None or self._knows_method(method)
 
     def _run_request(self, ctx: RequestContext) -> None:
         if ctx.cancelled.is_set():  # cancelled while it waited for a worker

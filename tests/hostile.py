@@ -337,10 +337,11 @@ def is_id(value: Any) -> bool:
 
 
 def encodable(value: Any) -> bool:
+    """Whether ``value`` can be written back as strict JSON in UTF-8."""
     try:
-        jsonrpc.encode(value)
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
         return True
-    except jsonrpc.NotJson:
+    except (ValueError, TypeError, RecursionError):  # NaN/inf, a lone surrogate (UnicodeEncodeError)
         return False
 
 
@@ -423,8 +424,9 @@ class Ledger:
     """Answers owed by the session under test, per answer key, over the life of one session.
 
     A request owes exactly one answer; one that a later ``notifications/cancelled`` names owes
-    at most one (CAN-06: the answer may already be on its way). Answers are checked as they come:
-    never more than owed, and each with an outcome acceptable for that key.
+    at most one (CAN-06: the answer may already be on its way). Answers are checked as they come
+    (never more than owed, each with an outcome acceptable for its key) and at the end, where
+    several lines share a key (id null, a reused id), each answer must match a line of its own.
     """
 
     def __init__(self, model: Model):
@@ -432,7 +434,9 @@ class Ledger:
         self.required: collections.Counter[Key] = collections.Counter()
         self.optional: collections.Counter[Key] = collections.Counter()
         self.answered: collections.Counter[Key] = collections.Counter()
-        self.allowed: dict[Key, set[str | int]] = collections.defaultdict(set)
+        self.allowed: dict[Key, set[str | int]] = collections.defaultdict(set)  # any line's outcomes
+        self.lines: dict[Key, list[set[str | int]]] = collections.defaultdict(list)  # each line's
+        self.outcomes: dict[Key, list[str | int]] = collections.defaultdict(list)
         self.problems: list[str] = []
 
     def owe(self, messages: list[bytes]) -> None:
@@ -450,11 +454,12 @@ class Ledger:
             if expected is None:
                 continue
             key, outcomes = expected
-            if self.answered[key] < self.required[key] + self.optional[key]:
+            raw = request_id(data)
+            if raw is not None and self.answered[key] < self.required[key] + self.optional[key]:
                 outcomes.add(jsonrpc.INVALID_REQUEST)  # MSG-04: that id may still be in flight
             self.required[key] += 1
             self.allowed[key] |= outcomes
-            raw = request_id(data)
+            self.lines[key].append(outcomes)
             if raw is not None:
                 owed.append((raw, key))
 
@@ -462,6 +467,7 @@ class Ledger:
         key = answer_key(answer["id"]) if answer["id"] is not None else NULL
         outcome = RESULT if "result" in answer else answer["error"]["code"]
         self.answered[key] += 1
+        self.outcomes[key].append(outcome)
         if self.answered[key] > self.required[key] + self.optional[key]:
             self.problems.append(f"an answer nothing asked for, or a second one: {answer!r}"[:500])
         elif outcome not in self.allowed[key]:
@@ -470,6 +476,11 @@ class Ledger:
 
     def missing(self) -> list[Key]:
         return [key for key, count in self.required.items() if self.answered[key] < count]
+
+    def unmatched(self) -> list[str]:
+        """Keys whose answers cannot each be paired with a line of their own that allows it."""
+        return [f"answers {self.outcomes[key]} for id {key[1]!r} do not fit the lines, which allow {self.lines[key]}"
+                for key in self.outcomes if not _pairs(self.outcomes[key], self.lines[key])]
 
     def carry(self) -> Ledger:
         """A ledger for the next example on the same session: answers still owed from this one
@@ -480,7 +491,25 @@ class Ledger:
             if left > 0:
                 after.optional[key] = left
                 after.allowed[key] = set(self.allowed[key])
+                after.lines[key] = [set(self.allowed[key])] * left
         return after
+
+
+def _pairs(outcomes: list[str | int], lines: list[set[str | int]]) -> bool:
+    """Whether each outcome can take a line of its own that allows it (a bipartite matching,
+    found by augmenting paths)."""
+    taken: dict[int, int] = {}  # line -> outcome
+
+    def place(outcome: int, seen: set[int]) -> bool:
+        for line, allowed in enumerate(lines):
+            if outcomes[outcome] in allowed and line not in seen:
+                seen.add(line)
+                if line not in taken or place(taken[line], seen):
+                    taken[line] = outcome
+                    return True
+        return False
+
+    return all(place(outcome, set()) for outcome in range(len(outcomes)))
 
 
 @st.composite

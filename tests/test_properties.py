@@ -17,7 +17,7 @@ They go to a server, and to a client from a server, in memory and over real pipe
 3. nothing is logged as a failure of mcp_ref, no thread dies, the session stays open;
 4. valid requests afterwards succeed (ping, and tools/list).
 
-Examples are derandomized and budgeted so that the file takes a few seconds.
+Examples are derandomized and budgeted: the file takes about ten seconds of CPU.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ SCALE = float(os.environ.get("MCP_REF_PROPERTY_SCALE", "1"))
 def budget(examples: int) -> settings:
     return settings(derandomize=True, max_examples=max(1, int(examples * SCALE)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
 
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {"roots": {}, "sampling": {}},
@@ -123,6 +124,7 @@ def assert_promises_kept(peer: hostile.RawPeer, ledger: Ledger, failures: list[s
     assert not peer.problems, "the session wrote a bad message:\n" + "\n".join(peer.problems[:5])
     assert not ledger.problems, "\n".join(ledger.problems[:5])
     assert not ledger.missing(), f"requests left without an answer (by id): {ledger.missing()[:5]}"
+    assert not ledger.unmatched(), "\n".join(ledger.unmatched()[:5])
     assert not peer.schema_violations(), "\n".join(peer.schema_violations()[:5])
     assert not failures, "logged as failures:\n" + "\n".join(failures[:5])
 
@@ -245,14 +247,15 @@ RELAY = textwrap.dedent("""
 
 
 def test_a_stdio_client_answers_a_hostile_server_once_in_strict_json_and_stays_connected() -> None:
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(10)
-    peers: list[hostile.SocketPeer] = []
-    accepting = threading.Thread(target=lambda: peers.append(hostile.SocketPeer(listener.accept()[0], AS_SERVER)))
-    accepting.start()
+    """The same with the client's own stdio transport: the server is a relay subprocess, and the
+    test writes its lines. One session for every example."""
     count = itertools.count()
     ledgers = [Ledger(CLIENT)]
-    with hostile.watch_failures() as failures:
+    peers: list[hostile.SocketPeer] = []
+    with socket.create_server(("127.0.0.1", 0)) as listener, hostile.watch_failures() as failures:
+        listener.settimeout(10)
+        accepting = threading.Thread(target=lambda: peers.append(hostile.SocketPeer(listener.accept()[0], AS_SERVER)))
+        accepting.start()
         client = Client.stdio([sys.executable, "-c", RELAY, str(listener.getsockname()[1])], timeout=10,
                               sampling_handler=sampling_handler, roots=ROOTS)
         accepting.join(10)
@@ -273,7 +276,6 @@ def test_a_stdio_client_answers_a_hostile_server_once_in_strict_json_and_stays_c
         finally:
             client.close()
             peer.close()
-            listener.close()
 
 
 @budget(60)
