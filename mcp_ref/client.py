@@ -118,6 +118,7 @@ class Client:
             on_request=_weak_request_handler(self),
             on_notification=_weak_notification_handler(self),
             inline_methods=frozenset({"ping"}),
+            knows_method=_weak_knows_method(self),
             default_timeout=timeout,
             trace=_trace_hook(trace),
             name="mcp_ref-client",
@@ -396,6 +397,16 @@ def _weak_request_handler(client: Client) -> Callable[[RequestContext], dict[str
         return alive._handle_request(ctx)
 
     return handle
+
+
+def _weak_knows_method(client: Client) -> Callable[[str], bool]:
+    ref = weakref.ref(client)
+
+    def knows(method: str) -> bool:
+        alive = ref()
+        return alive is not None and method in alive.request_handlers
+
+    return knows
 
 
 def _weak_notification_handler(client: Client) -> Callable[[Session, str, dict[str, Any]], None]:

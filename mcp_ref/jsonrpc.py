@@ -286,12 +286,26 @@ NOTIFICATION = "notification"
 RESPONSE = "response"
 
 
+def _not_json(token: str) -> Any:
+    raise ValueError(f"{token} is not a JSON value")
+
+
+# Built once, like _ENCODER: json.loads with any option builds a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_not_json)
+
+
 def decode(data: bytes) -> Any:
-    """Bytes -> JSON value, or ParseError (-32700). Invalid UTF-8 is a parse error too, and so is
-    JSON nested too deeply to read (about a thousand levels): to us it cannot be parsed."""
+    """Bytes -> JSON value, or ParseError (-32700). Only strict JSON in UTF-8 is read (one leading
+    byte-order mark is tolerated): bytes that are not UTF-8 (UTF-16, or the UTF-8 form of a lone
+    surrogate, which Python's json would otherwise accept), the tokens ``NaN`` and ``Infinity``
+    (not JSON), and JSON nested too deeply to read (about a thousand levels) are parse errors."""
     try:
-        return json.loads(data.decode("utf-8"))  # strict: an encoded lone surrogate is not UTF-8
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"Parse error: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        return _DECODER.decode(text)
+    except ValueError as exc:
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:  # valid JSON, but deeper than Python's parser can follow
         raise ParseError("Parse error: the JSON is nested too deeply to read") from None
@@ -314,6 +328,11 @@ def classify(msg: Any) -> str:
         raise InvalidRequest(f"Invalid Request: expected a JSON object, got {kind}")
     raw_id = msg.get("id")
     readable_id = raw_id if is_valid_id(raw_id) else None
+    if "method" not in msg and ("result" in msg or "error" in msg):
+        # Response-shaped messages are never answered, even when malformed ("jsonrpc" wrong or
+        # missing included): an answer to a bad response could be answered in turn, forever. The
+        # session checks them, and fails or drops the bad ones; see Session._on_response.
+        return RESPONSE
     if msg.get("jsonrpc") != JSONRPC_VERSION:  # MSG-01
         raise InvalidRequest('Invalid Request: "jsonrpc" must be "2.0"', request_id=readable_id)
     if "method" in msg:
@@ -327,11 +346,6 @@ def classify(msg: Any) -> str:
         if readable_id is None:  # MSG-02, MSG-03
             raise InvalidRequest('Invalid Request: "id" must be a string or an integer')
         return REQUEST
-    if "result" in msg or "error" in msg:
-        # Response-shaped messages are never answered, even when malformed (an answer to a bad
-        # response could be answered in turn, forever). The session checks them and drops the
-        # bad ones with a log line; see Session._on_response.
-        return RESPONSE
     raise InvalidRequest(
         'Invalid Request: not a request, response or notification (no "method", "result" or "error")',
         request_id=readable_id,

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .jsonrpc import InternalError, InvalidParams, McpError, MethodNotFound
+from .content import message_problem
+from .jsonrpc import InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 from .lifecycle import require_peer
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
@@ -71,6 +72,29 @@ def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeou
     return result
 
 
+# The optional fields of sampling/createMessage and their JSON types (the handler gets them as sent).
+OPTIONAL_FIELDS = {"systemPrompt": "string", "includeContext": "string", "temperature": "number",
+                   "stopSequences": "array", "metadata": "object", "modelPreferences": "object"}
+
+
+def check_params(params: dict[str, Any]) -> None:
+    """Client side, SAMP-09: raise InvalidParams (-32602, naming the field) unless ``params`` is a
+    well-formed request, so a handler never meets a message or a field of the wrong shape."""
+    messages = param(params, "messages", "array")
+    param(params, "maxTokens", "integer")
+    for index, message in enumerate(messages):
+        problem = message_problem(message)
+        if problem is None and message["content"]["type"] == "resource":
+            problem = 'its content: "type" must be "text" or "image" in a sampling message'
+        if problem is not None:
+            raise InvalidParams(f"Invalid params: messages[{index}]: {printable(problem)}", {"field": f"messages.{index}"})
+    for name, expected in OPTIONAL_FIELDS.items():
+        param(params, name, expected, required=False)
+    if params.get("includeContext") not in (None, *INCLUDE_CONTEXT):
+        raise InvalidParams(f'Invalid params: "includeContext" must be one of {", ".join(INCLUDE_CONTEXT)}',
+                            {"field": "includeContext"})
+
+
 def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str, Any]:
     """Client side: run the sampling handler and check what it returns (SAMP-09).
 
@@ -79,8 +103,7 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str,
     """
     if handler is None:
         raise MethodNotFound("Method not found: this client has no sampling handler")
-    if not isinstance(params.get("messages"), list) or not isinstance(params.get("maxTokens"), int):  # SAMP-09
-        raise InvalidParams('Invalid params: sampling/createMessage needs "messages" (a list) and "maxTokens"')
+    check_params(params)  # SAMP-09
     # SAMP-01, SAMP-02, SAMP-03, SAMP-04, SAMP-08, SAMP-13, SAMP-18, OV-14, OV-15: every request goes
     # to the host's handler, which shows it, may edit or refuse it, and approves the answer.
     # SAMP-06, SAMP-10, SAMP-14, SAMP-15, SAMP-16, SAMP-17, SAMP-19, SAMP-20, SAMP-21, SAMP-22,

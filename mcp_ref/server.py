@@ -308,6 +308,7 @@ class Server:
             # Lifecycle messages and ping run on the reader thread, in the order they arrived,
             # so the phase machine sees initialize before initialized whatever the scheduling.
             inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a worker
+            knows_method=self.request_handlers.__contains__,
             max_workers=self.max_workers,
             trace=trace,
             name=f"{self.name}-session",

@@ -309,7 +309,9 @@ class Session:
     ``on_notification(session, method, params)`` runs on the reading thread, in arrival order,
     for every notification except cancellation and progress, which the session handles itself.
     ``trace(direction, data)`` sees every message ("->" sent, "<-" received). At most
-    ``max_workers`` requests run at once; more wait in a bounded queue.
+    ``max_workers`` requests run at once; more wait in a bounded queue. ``knows_method(method)`` says whether
+    ``on_request`` serves a method, so that a request for another one is -32601 whatever its
+    params; without it every method counts as known.
     """
 
     def __init__(
@@ -319,6 +321,7 @@ class Session:
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         inline_methods: frozenset[str] = frozenset(),
+        knows_method: Callable[[str], bool] | None = None,
         default_timeout: float = DEFAULT_TIMEOUT,
         max_workers: int = DEFAULT_MAX_WORKERS,
         trace: TraceCallback | None = None,
@@ -328,6 +331,7 @@ class Session:
         self._on_request = on_request
         self._on_notification = on_notification
         self._inline_methods = inline_methods
+        self._knows_method = knows_method
         self.default_timeout = default_timeout
         self._trace = trace
         self.name = name
@@ -648,7 +652,9 @@ class Session:
             # about a message of ours it could not parse (id null). Nothing is waiting for it.
             log.debug("dropping response with no pending request: %r", msg)
             return
-        if "result" in msg and "error" not in msg:  # MSG-06
+        if msg.get("jsonrpc") != jsonrpc.JSONRPC_VERSION:  # MSG-01
+            out.future.set_exception(InvalidRequest(f'peer answered {out.method} with a message whose "jsonrpc" is not "2.0"'))
+        elif "result" in msg and "error" not in msg:  # MSG-06
             result = msg["result"]
             if isinstance(result, dict):
                 out.future.set_result(result)
@@ -673,13 +679,17 @@ class Session:
         if duplicate:
             self._answer(request_id, InvalidRequest(
                 f"Invalid Request: id {request_id!r} is already in use by a request in progress"))
-        elif params is not None and not isinstance(params, dict):
+        elif params is not None and not isinstance(params, dict) and self._serves(ctx.method):
+            # (for a method it does not serve, on_request answers -32601 first: JSON-RPC order)
             self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
         else:
             return _IncomingRequest(self, ctx)  # the crew runs it (crew.py, rule 2)
         return None
+
+    def _serves(self, method: str) -> bool:
+        return self._knows_method is None or self._knows_method(method)
 
     def _run_request(self, ctx: RequestContext) -> None:
         # CAN-05: a request cancelled before it started never runs

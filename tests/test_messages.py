@@ -36,6 +36,9 @@ def test_encode_is_compact_one_line_utf8() -> None:
     ({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}, jsonrpc.RESPONSE),
     ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}, jsonrpc.RESPONSE),
     ({"jsonrpc": "2.0", "id": 1, "method": "x", "unknownField": {"kept": True}}, jsonrpc.REQUEST),
+    # response-shaped, however malformed: never answered (the session fails what they answer)
+    ({"jsonrpc": "1.0", "id": 1, "result": {}}, jsonrpc.RESPONSE),
+    ({"id": 1, "error": {"code": -1, "message": "no"}}, jsonrpc.RESPONSE),
 ])
 def test_classify_valid(msg: dict[str, Any], kind: str) -> None:
     assert jsonrpc.classify(msg) == kind
@@ -61,7 +64,10 @@ def test_classify_invalid_gives_32600_with_readable_id(msg: Any, readable_id: An
 
 
 def test_decode_rejects_non_json_and_bad_utf8() -> None:
-    for data in (b"{not json", b"\xff\xfe{}", b""):
+    for data in (b"{not json", b"\xff\xfe{}", b"", b"NaN", b'{"a":[Infinity]}', b'{"a":-Infinity}',
+                 b'{"a":"\xed\xa0\x80"}',  # the UTF-8 form of a lone surrogate: not UTF-8
+                 '{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16"),  # JSON, but not UTF-8
+                 b"1" * 4301):  # more digits than Python reads
         with pytest.raises(ParseError) as info:
             jsonrpc.decode(data)
         assert info.value.code == -32700
@@ -93,6 +99,8 @@ def test_error_codes_over_the_wire(raw: RawServer) -> None:
         (b'{"jsonrpc":"2.0","id":5}', 5, -32600),
         (b'{"jsonrpc":"1.0","id":"v","method":"ping"}', "v", -32600),
         (b'{"jsonrpc":"2.0","id":6,"method":"no/such/method"}', 6, -32601),
+        (b'{"jsonrpc":"2.0","id":66,"method":"no/such/method","params":[1]}', 66, -32601),  # before params
+        (b'{"jsonrpc":"2.0","id":67,"method":"ping","params":{"x":NaN}}', None, -32700),  # NaN is not JSON
         (b'{"jsonrpc":"2.0","id":7,"method":"ping","params":[1]}', 7, -32602),
         (b'{"jsonrpc":"2.0","id":8,"method":"test/crash"}', 8, -32603),
     ]
@@ -142,6 +150,19 @@ def test_responses_are_never_answered_even_when_malformed(raw: RawServer) -> Non
     raw.send(b'{"jsonrpc":"2.0","id":999,"result":{}}')  # answers nothing we sent
     raw.send(b'{"jsonrpc":"2.0","id":998,"result":{},"error":{"code":1,"message":"both"}}')
     assert raw.call({"jsonrpc": "2.0", "id": "next", "method": "ping"})["id"] == "next"
+
+
+def test_a_response_with_a_wrong_jsonrpc_is_never_answered(raw: RawServer) -> None:
+    """MSG-01, MSG-06: it is a response all the same, so it gets no answer (an answer would carry
+    the id of one of the peer's own requests)."""
+    raw.initialize()
+    raw.send(b'{"jsonrpc":"1.0","id":1,"result":{}}')
+    raw.send(b'{"id":2,"error":{"code":-1,"message":"no"}}')
+    assert raw.call({"jsonrpc": "2.0", "id": "next", "method": "ping"})["id"] == "next"
+
+
+def test_decode_keeps_what_json_means() -> None:
+    assert jsonrpc.decode(b'\xef\xbb\xbf{"a":1e400,"b":"\\ud800","c":-0}') == {"a": float("inf"), "b": "\ud800", "c": 0}
 
 
 def test_seeded_fuzz_never_crashes_the_server_or_goes_unanswered(raw: RawServer) -> None:

@@ -146,15 +146,17 @@ def test_every_line_the_server_writes_is_strict_json_under_fuzz(raw: RawServer) 
         sent.append("{" + ",".join(f'"{k}":{v}' for k, v in fields.items()) + "}")
         raw.send(sent[-1].encode())
     # Every line with a usable id was a request: each gets exactly one answer with that id,
-    # whatever else it held (answers come back in any order: requests run on several workers).
-    expected = {1000 + i for i, line in enumerate(sent) if line.startswith(f'{{"jsonrpc":"2.0","id":{1000 + i},')}
+    # whatever else it held (answers come back in any order: requests run on several workers),
+    # unless it held NaN, which is not JSON: that line is a parse error, answered with id null.
+    expected = {1000 + i for i, line in enumerate(sent)
+                if line.startswith(f'{{"jsonrpc":"2.0","id":{1000 + i},') and "NaN" not in line}
     answered: list[int] = []
     while set(answered) != expected:
         reply = raw.receive()
         assert ("result" in reply) != ("error" in reply)
         if isinstance(reply["id"], int) and reply["id"] >= 1000:
             answered.append(reply["id"])
-    assert sorted(answered) == sorted(expected) and len(expected) > 200
+    assert sorted(answered) == sorted(expected) and len(expected) > 150
     still_serving(raw)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, McpError, MethodNotFound, RequestContext, SamplingRejected, Server
+from mcp_ref import Client, InvalidParams, McpError, MethodNotFound, RequestContext, SamplingRejected, Server
 
 ANSWER = {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "fake-1", "stopReason": "endTurn"}
 
@@ -83,6 +83,40 @@ def test_client_without_handler_answers_32601(memory_client: Callable[..., Clien
     client = memory_client(server)
     with pytest.raises(MethodNotFound, match="no sampling handler"):
         client.request("test/sample")
+
+
+TEXT = {"type": "text", "text": "x"}
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"messages": [], "maxTokens": True}, "maxTokens"),
+    ({"messages": [], "maxTokens": "100"}, "maxTokens"),
+    ({"messages": "hi", "maxTokens": 1}, "messages"),
+    ({"messages": [1], "maxTokens": 1}, "messages.0"),
+    ({"messages": [{"role": "user", "content": TEXT}, {"role": "user", "content": {"type": "text"}}], "maxTokens": 1},
+     "messages.1"),
+    ({"messages": [{"role": "system", "content": TEXT}], "maxTokens": 1}, "messages.0"),
+    ({"messages": [{"role": "user", "content": "x"}], "maxTokens": 1}, "messages.0"),
+    ({"messages": [{"role": "user", "content": {"type": "resource", "resource": {"uri": "a:b", "text": "x"}}}],
+      "maxTokens": 1}, "messages.0"),
+    ({"messages": [], "maxTokens": 1, "systemPrompt": ["s"]}, "systemPrompt"),
+    ({"messages": [], "maxTokens": 1, "includeContext": "everything"}, "includeContext"),
+    ({"messages": [], "maxTokens": 1, "temperature": "hot"}, "temperature"),
+    ({"messages": [], "maxTokens": 1, "stopSequences": "x"}, "stopSequences"),
+    ({"messages": [], "maxTokens": 1, "metadata": [1]}, "metadata"),
+    ({"messages": [], "maxTokens": 1, "modelPreferences": "fast"}, "modelPreferences"),
+])
+def test_malformed_sampling_params_are_32602_naming_the_field_before_the_handler_runs(
+        memory_client: Callable[..., Client], tap: Any, params: dict[str, Any], field: str) -> None:
+    """SAMP-09: a handler written for well-formed requests never meets a malformed one."""
+    seen: list[Any] = []
+    server = Server("raw")
+    server.request_handlers["test/sample"] = lambda ctx: ctx.request("sampling/createMessage", ctx.params)
+    client = memory_client(server, sampling_handler=lambda p: seen.append(p) or "ok")
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+        client.request("test/sample", params)
+    assert info.value.data == {"field": field} and seen == []
+    assert client.request("test/sample", {"messages": [{"role": "user", "content": TEXT}], "maxTokens": 1})["model"]
 
 
 def test_a_tool_that_samples_while_other_calls_are_in_flight(connect: Callable[..., Client]) -> None:
