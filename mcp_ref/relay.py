@@ -78,6 +78,9 @@ PREFIX = "mcp_ref"
 DEFAULT_ACK_TIMEOUT = 2.0
 # Seconds between checks, while it waits, that the holder is still there (a dead one: 404).
 ACK_CHECK_EVERY = 0.25
+# Seconds a relayed POST waits for the relay to be connected (a worker that has just started is
+# connecting) before it is answered 503.
+CONNECT_WAIT = 1.0
 # Seconds for any one Redis command (and for connecting): a Redis that is away costs a POST
 # about this long, never a hang.
 REDIS_TIMEOUT = 1.0
@@ -315,7 +318,7 @@ class RedisRelay(LocalRelay):
         if self._deliver_here(session_id, body):
             return  # held by this process: no Redis round trip
         self._ensure_running()
-        if not self._ack_ready.is_set():
+        if not self._ack_ready.wait(CONNECT_WAIT):  # a process just started may be connecting now
             raise RelayUnavailable("the message relay is not connected to Redis")
         key, nonce, ack = session_hash(session_id), secrets.token_hex(8), _Ack()
         header = json.dumps({"session": key, "reply_to": self._ack_channel, "nonce": nonce}).encode()
