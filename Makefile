@@ -53,6 +53,7 @@ lint: $(VENV)/.installed-lint
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/relay_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

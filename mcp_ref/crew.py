@@ -138,14 +138,17 @@ class Crew:
                 if task is Task.WORK:
                     self._run(job)
                     continue
-                try:
-                    request = self._read()
-                except BaseException as exc:  # read() handles its own errors: this is a bug of ours
-                    self._report(exc)
-                    self.stop()
-                    return
-                if request is not None:
-                    self._run_as_reader(request)
+                # The reader reads on without the lock: it stops being the reader only while it
+                # runs a request (a standby took over, rule 3), or when the crew stops.
+                while self._reader is me and not self._stopped:
+                    try:
+                        request = self._read()
+                    except BaseException as exc:  # read() handles its own errors: this is a bug of ours
+                        self._report(exc)
+                        self.stop()
+                        return
+                    if request is not None:
+                        self._run_as_reader(request)
         finally:
             with self._state:
                 self._members -= 1

@@ -10,9 +10,9 @@ sends notifications. This module is the machinery for that, with no knowledge of
 resources. In short:
 
 1. One *reader thread* per session reads whole messages from the transport and classifies them
-   (see jsonrpc.py). Responses resolve the ``Future`` of the waiting caller; the table of
+   (see jsonrpc.py). Responses resolve the ``Reply`` of the waiting caller; the table of
    pending requests is guarded by a lock, and whoever removes an entry from it is the one who
-   resolves its Future, so each Future is resolved exactly once.
+   resolves its Reply, so each Reply is resolved exactly once.
 2. Incoming requests run on a bounded pool of worker threads, so a handler may block, and may
    itself send a request to the peer (a tool asking the client for sampling) without deadlock:
    the answer to that nested request is read by the reader thread, not by a worker.
@@ -43,8 +43,6 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
 from . import jsonrpc
@@ -235,6 +233,50 @@ class RequestContext:
         self.session.notify(method, params)
 
 
+class Reply:
+    """The one answer to a request we sent: set once (result or error), waited for by its caller.
+
+    It is a lock taken when the request is made and released when the answer arrives: the same
+    promise as a ``concurrent.futures.Future`` (which this engine used at first) for a fraction
+    of its cost; the Future's condition, waiter list and callbacks were about a fifth of the
+    client's CPU per round trip (benchmarks/RESULTS.md). Whoever removes the request from the
+    pending table is the one who sets it, so it is set exactly once.
+    """
+
+    __slots__ = ("_arrived", "_result", "_error")
+
+    def __init__(self) -> None:
+        self._arrived = threading.Lock()
+        self._arrived.acquire()  # held until the answer is here
+        self._result: dict[str, Any] | None = None
+        self._error: BaseException | None = None
+
+    def set_result(self, result: dict[str, Any]) -> None:
+        self._result = result
+        self._arrived.release()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._arrived.release()
+
+    def done(self) -> bool:
+        return not self._arrived.locked()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the answer is here; False if it did not come within ``timeout`` seconds."""
+        if not self._arrived.acquire(timeout=-1 if timeout is None else timeout):
+            return False
+        self._arrived.release()  # it stays "here" for whoever looks next
+        return True
+
+    def result(self) -> dict[str, Any]:
+        """The answer that arrived: its result, or its error raised."""
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None, "Reply.result() before the answer arrived"
+        return self._result
+
+
 class OutgoingRequest:
     """A request this side sent and has not yet had answered. ``result()`` waits for it.
 
@@ -249,7 +291,7 @@ class OutgoingRequest:
         self.method = method
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
-        self.future: Future[dict[str, Any]] = Future()
+        self.future = Reply()
 
     def result(self, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the result; raise ``McpError`` on an error response or a closed connection,
@@ -261,10 +303,10 @@ class OutgoingRequest:
         else:
             wait = timeout
         # LC-22, LC-24, PING-02: no request, initialize included, waits past its timeout
+        if not self.future.wait(wait):
+            raise self._timed_out(timeout)
         try:
-            return self.future.result(wait)
-        except FutureTimeout:
-            raise self._timed_out(timeout) from None
+            return self.future.result()
         except McpError as error:
             error.failed_request = self.method
             raise
@@ -612,7 +654,7 @@ class Session:
         self._write(jsonrpc.encode(jsonrpc.notification(method, params)), timeout)
 
     def _forget(self, request_id: RequestId) -> bool:
-        """Remove a pending request; True if it was still pending (the caller now owns its Future)."""
+        """Remove a pending request; True if it was still pending (the caller now owns its Reply)."""
         with self._lock:
             self._progress.pop(request_id, None)
             return self._pending.pop(request_id, None) is not None

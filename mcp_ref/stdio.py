@@ -114,7 +114,7 @@ class NewlineFramer:
             line = line[:-1]
         if line.startswith(_BOM):
             line = line[3:]
-        return line if line.strip() else b""
+        return b"" if not line or line.isspace() else line
 
     def _too_long(self) -> LineTooLong:
         return LineTooLong(f"Invalid Request: message longer than the {self.max_line_bytes}-byte line limit was discarded")
