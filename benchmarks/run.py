@@ -74,15 +74,50 @@ class RawEcho:
         self.proc.stdout.close()
 
 
-def stdio_ours_vs_floor(calls: int) -> dict[str, float]:
-    from mcp_ref import Client
+class Contender:
+    """A client and its server in processes of their own (benchmarks/contender.py), timing
+    rounds of sequential round trips when asked, so that rounds can alternate between
+    contenders. ``env`` and ``cwd`` let history.py run another revision."""
 
-    floor = RawEcho()
+    def __init__(self, kind: str, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+        self.kind = kind
+        self.proc = subprocess.Popen([PY, str(HERE / "contender.py"), kind], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env, cwd=cwd or HERE.parent)
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the {kind} contender did not start")
+        self.rounds: list[dict[str, float]] = []
+
+    def round(self, calls: int) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{calls}\n")
+        self.proc.stdin.flush()
+        self.rounds.append(json.loads(self.proc.stdout.readline()))
+
+    def median(self, key: str = "wall") -> float:
+        return statistics.median(r[key] for r in self.rounds)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def stdio_side_by_side(calls: int, rounds: int = 9) -> tuple[float, Contender, Contender]:
+    """The floor, mcp_ref and the SDK, round after round (the SDK's rounds are shorter: it is
+    slower); medians of each."""
+    floor, ours, sdk = RawEcho(), Contender("mcp_ref"), Contender("sdk")
     try:
-        with Client.stdio([PY, "-m", "mcp_ref", "serve"]) as client:
-            return interleaved({"floor": floor.call, "mcp_ref": lambda: client.call_tool("add", ARGS)}, calls)
+        floors = []
+        for _ in range(rounds):
+            floors.append(timed_round(floor.call, calls))
+            ours.round(calls)
+            sdk.round(max(20, calls // 10))
+        return statistics.median(floors), ours, sdk
     finally:
         floor.close()
+        ours.close()
+        sdk.close()
 
 
 class ServerProcess:
@@ -176,12 +211,6 @@ def _sdk_per_call(transport: Any, calls: int) -> float:
     return anyio.run(main)
 
 
-def sdk_stdio(calls: int) -> float:
-    from mcp import StdioServerParameters
-
-    return _sdk_per_call(StdioServerParameters(command=PY, args=[str(HERE / "sdk_add_server.py")]), calls)
-
-
 def sdk_sse(calls: int) -> float:
     from mcp.client.sse import sse_client
 
@@ -273,21 +302,15 @@ def main() -> None:
     us = 1e6
     print(f"Python {sys.version.split()[0]}; rounds of {calls} calls, interleaved between contenders; medians.\n")
 
-    stdio = stdio_ours_vs_floor(calls)
-    floor, ours = stdio["floor"], stdio["mcp_ref"]
-    sdk_floor = RawEcho()
-    try:
-        before = statistics.median(timed_round(sdk_floor.call, calls) for _ in range(3))
-        sdk = sdk_stdio(calls)
-        after = statistics.median(timed_round(sdk_floor.call, calls) for _ in range(3))
-    finally:
-        sdk_floor.close()
-    sdk_ratio = sdk / ((before + after) / 2)
-    print("1. stdio, sequential tools/call round trips (ratios from interleaved rounds)")
+    floor, ours, sdk = stdio_side_by_side(calls)
+    print("1. stdio, sequential tools/call round trips (rounds alternate between the three; medians)")
     print(f"   raw JSON echo over a pipe : {floor * us:8.1f} us/call  (the floor)")
-    print(f"   mcp_ref                   : {ours * us:8.1f} us/call  = {ours / floor:5.1f}x the floor")
-    print(f"   official SDK              : {sdk * us:8.1f} us/call  = {sdk_ratio:5.1f}x the floor measured around it")
-    print(f"   -> mcp_ref is {sdk_ratio / (ours / floor):.1f}x faster than the SDK over stdio\n")
+    for contender in (ours, sdk):
+        name = "mcp_ref" if contender is ours else "official SDK"
+        print(f"   {name:<26}: {contender.median() * us:8.1f} us/call  = {contender.median() / floor:5.1f}x the floor"
+              f"  (CPU per call: client {contender.median('client_cpu') * us:.0f} us,"
+              f" server {contender.median('server_cpu') * us:.0f} us)")
+    print(f"   -> mcp_ref is {sdk.median() / ours.median():.1f}x faster than the SDK over stdio\n")
 
     sse_calls = max(30, calls // 3)
     rounds: dict[str, list[float]] = {"werkzeug": [], "waitress": [], "sdk": []}
