@@ -386,7 +386,8 @@ class Session:
         self._incoming: dict[RequestId, RequestContext] = {}
         self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
         self._unanswered = 0  # requests taken in and not yet answered
-        self._answered = threading.Condition(self._lock)  # notified when one of them is answered
+        self._answered = threading.Condition(self._lock)  # notified, once draining, when one is answered
+        self._draining = False  # end of input: running requests are being given time to answer
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
@@ -437,6 +438,7 @@ class Session:
         answer; a client that closed its end stops listening anyway, LC-19)."""
         deadline = time.monotonic() + END_OF_INPUT_GRACE
         with self._answered:
+            self._draining = True
             while self._unanswered and time.monotonic() < deadline:
                 self._answered.wait(deadline - time.monotonic())
 
@@ -767,9 +769,10 @@ class Session:
             ctx._done = True  # PROG-15: no progress after this point
         if outcome is not None and not ctx.is_cancelled:  # CAN-06
             self._answer(ctx.request_id, outcome, ctx.method)
-        with self._answered:
+        with self._lock:
             self._unanswered -= 1
-            self._answered.notify_all()
+            if self._draining:
+                self._answered.notify_all()
 
     def _on_incoming_notification(self, msg: Message) -> None:
         method = msg["method"]
