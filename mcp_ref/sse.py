@@ -20,7 +20,8 @@ In short:
    body size, and should sit behind authentication when exposed.
 
 The POST status codes are not in the spec; we follow what the official SDKs do: 202 accepted;
-400 missing session id or malformed JSON (nested too deeply to read included); 404 unknown
+400 missing session id or a body that is not strict JSON in UTF-8 (the session's own test: NaN,
+UTF-16 and nesting too deep to read included); 404 unknown
 session; 405 wrong method; 413 body over ``max_body_bytes``; 415 content type other than
 ``application/json``; 403 disallowed ``Origin``; 421 disallowed ``Host``. Ours besides: 408 a
 body that did not arrive whole in time; 503 (with ``Retry-After``) too many open streams, or the
@@ -53,7 +54,6 @@ threaded server. Client: ``SseClientTransport`` in sse_client.py.
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import secrets
@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
+from . import jsonrpc
 from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .relay import Relay, RelayUnavailable, UnknownSession, relay_from
 
@@ -321,11 +322,9 @@ class SseApp:
         if len(body) > self.max_body_bytes:
             return _plain(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:
-            json.loads(body)
-        except RecursionError:  # valid JSON perhaps, but deeper than any message needs or json can read
-            return _plain(400, "malformed JSON: nested too deeply to read")
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _plain(400, f"malformed JSON: {exc}")
+            jsonrpc.decode(body)  # the session's own test: strict UTF-8 JSON, not nested too deeply
+        except jsonrpc.ParseError as exc:
+            return _plain(400, f"malformed JSON: {exc.message}")
         try:
             # Into the session's inbox before we answer, so the client's order is kept: here,
             # when this process holds the session; else through the relay, which returns once

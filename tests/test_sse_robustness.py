@@ -390,10 +390,18 @@ def sse_stream() -> Iterator[tuple[RawStream, str]]:
         stream.close()
 
 
-def test_a_deeply_nested_body_is_answered_400(sse_stream: tuple[RawStream, str]) -> None:
+@pytest.mark.parametrize("body, says", [
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}', "NaN is not a JSON value"),
+    ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16"), "not UTF-8"),
+    (b'{"jsonrpc":"2.0","id":1,"method":"\xed\xa0\x80"}', "not UTF-8"),  # a lone surrogate's bytes
+], ids=["deep", "nan", "utf-16", "surrogate-bytes"])
+def test_a_body_that_is_not_strict_json_is_answered_400(sse_stream: tuple[RawStream, str], body: bytes,
+                                                        says: str) -> None:
+    """The same test as the session's own (jsonrpc.decode), made before the 202."""
     stream, endpoint = sse_stream
-    response = post(endpoint, b"[" * 100_000 + b"]" * 100_000)
-    assert response.status_code == 400 and "nested too deeply" in response.text
+    response = post(endpoint, body)
+    assert response.status_code == 400 and says in response.text, response.text
     assert post(endpoint, {"jsonrpc": "2.0", "id": "p", "method": "ping"}).status_code == 202
     assert stream.next_event() == ("message", '{"jsonrpc":"2.0","id":"p","result":{}}')
 
