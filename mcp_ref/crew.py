@@ -195,6 +195,7 @@ class Crew:
     def _run_as_reader(self, request: Request) -> None:
         """Rule 2: run the request here, with a standby ready to take over the reading."""
         me = threading.current_thread()
+        refusal = None
         with self._state:
             run_here = self._standby is not None or self._members < self._max_threads
             if run_here:
@@ -204,13 +205,13 @@ class Crew:
                 if self._standby_sleeping:
                     self._state.notify_all()
             else:  # rule 4: nobody could take over the reading; queue it, do not block reading
-                queued = len(self._queue) < self._max_queued
-                if queued:
+                try:
                     self._enqueue_locked(request)
+                except CrewFull as exc:
+                    refusal = f"all {self._max_threads} threads are busy and {exc}; try again later"
         if not run_here:
-            if not queued:
-                request.refuse(f"{self._max_threads} threads are busy and {self._max_queued} requests are "
-                               "already waiting; try again later")
+            if refusal is not None:
+                request.refuse(refusal)  # outside the lock: it sends the answer
             return
         try:
             self._run(request)

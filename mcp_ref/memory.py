@@ -44,16 +44,17 @@ class MemoryTransport:
     def close(self) -> None:
         if not self._closed.is_set():
             self._closed.set()
-            _put_marker(self._outbox)  # end of input for the peer
-            _put_marker(self._inbox)  # and for our own reader
+            put_end_marker(self._outbox)  # end of input for the peer
+            put_end_marker(self._inbox)  # and for our own reader
 
     def describe_close(self) -> str:
         return "the in-memory link was closed"
 
 
-def _put_marker(box: queue.Queue[bytes | None]) -> None:
-    """Queue the end-of-input marker even into a full queue (making room if it must): closing
-    never waits for a reader."""
+def put_end_marker(box: queue.Queue[bytes | None]) -> None:
+    """Queue the end-of-input marker (None) after what is queued, even into a full queue: closing
+    never waits for a reader. A full queue belongs to a reader that is not reading, so messages
+    are dropped to make room (the SSE server's stream queues use it too)."""
     while True:
         try:
             box.put_nowait(None)

@@ -33,7 +33,7 @@ from . import pagination
 from .jsonrpc import InternalError, InvalidParams
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
-# imported where a function is registered or called, not at the top: it needs inspect,
+# imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
     from .signatures import Signature
@@ -58,11 +58,32 @@ class Prompt:
                  arguments: list[dict[str, Any]] | None = None):
         self.fn = fn
         self.name = name
-        self.description = description
+        from .hints import ArgumentError
+        from .returns import UnsupportedReturn, prompt_result
         from .signatures import Signature
 
         signature = Signature(fn, f"prompt {name!r}")  # refuses async functions and unusable hints
-        self.read_arguments = signature.string_reader()
+        self.description = description if description is not None else signature.doc
+        read = signature.string_reader()
+
+        # The prompt's two conversions (hints.py, returns.py), made here once, so a call imports nothing.
+        def read_arguments(arguments: dict[str, str]) -> dict[str, Any]:
+            try:
+                return read(arguments)
+            except ArgumentError as exc:  # PRM-10: "abc" for an int, "purple" for an Enum...
+                raise InvalidParams(f"Invalid argument {exc.field!r} for prompt {name!r}: {exc.problem}",
+                                    {"prompt": name, "field": exc.field, "problem": exc.problem}) from None
+
+        def result(value: Any) -> dict[str, Any]:
+            try:
+                return prompt_result(value)  # the conversion table of returns.py
+            except UnsupportedReturn as exc:  # PRM-09: the server's fault, said plainly
+                log.warning("prompt %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
+                raise InternalError(f"Prompt {name!r} returned a {type(value).__name__}, which cannot be "
+                                    f"sent as prompt messages: {exc}") from None
+
+        self.read_arguments = read_arguments
+        self.result = result
         self.arguments = arguments if arguments is not None else arguments_from_signature(signature)
         self.context_parameter = signature.context
         self.accepts_any = signature.takes_kwargs
@@ -91,13 +112,7 @@ class Prompt:
             if key not in known and not self.accepts_any:
                 raise InvalidParams(f"Unknown argument {key!r} for prompt {self.name!r}; it takes: "
                                     f"{', '.join(sorted(known)) or 'no arguments'}")
-        from .hints import ArgumentError
-
-        try:
-            return self.read_arguments(arguments)
-        except ArgumentError as exc:  # PRM-10: "abc" for an int, "purple" for an Enum...
-            raise InvalidParams(f"Invalid argument {exc.field!r} for prompt {self.name!r}: {exc.problem}",
-                                {"prompt": self.name, "field": exc.field, "problem": exc.problem}) from None
+        return self.read_arguments(arguments)
 
 
 def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, Any]], name: str) -> None:
@@ -116,12 +131,6 @@ def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, An
     if needed:
         raise TypeError(f"prompt {name!r}: the function requires {', '.join(needed)}, which no argument passes")
 
-
-def _doc(fn: Callable[..., Any]) -> str | None:
-    """The function's docstring, cleaned up (its description by default)."""
-    import inspect
-
-    return inspect.getdoc(fn)
 
 
 class PromptRegistry:
@@ -144,7 +153,7 @@ class PromptRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a prompt needs a name: pass name='...'")
-        prompt = Prompt(fn, name, description if description is not None else _doc(fn), arguments)
+        prompt = Prompt(fn, name, description, arguments)
         with self._lock:
             if name in self._prompts and not replace:
                 raise ValueError(f"a prompt named {name!r} is already registered; choose another name, "
@@ -177,15 +186,7 @@ class PromptRegistry:
         kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
         if prompt.context_parameter:
             kwargs[prompt.context_parameter] = ctx
-        value = prompt.fn(**kwargs)  # an exception here becomes -32603 (PRM-09)
-        from .returns import UnsupportedReturn, prompt_result
-
-        try:
-            result = prompt_result(value)  # the conversion table of returns.py
-        except UnsupportedReturn as exc:  # PRM-09: the server's fault, said plainly
-            log.warning("prompt %s returned a %s that cannot be sent: %s", prompt.name, type(value).__name__, exc)
-            raise InternalError(f"Prompt {prompt.name!r} returned a {type(value).__name__}, which cannot be "
-                                f"sent as prompt messages: {exc}") from None
+        result = prompt.result(prompt.fn(**kwargs))  # an exception in the function becomes -32603 (PRM-09)
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result

@@ -37,7 +37,7 @@ from .content import is_uri
 from .jsonrpc import InternalError, InvalidParams, ResourceNotFound
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
-# imported where a function is registered or called, not at the top: it needs inspect,
+# imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
     from .signatures import Signature
@@ -66,6 +66,10 @@ def compile_template(uri_template: str) -> tuple[re.Pattern[str], list[str]]:
     return re.compile(pattern), names
 
 
+class _Misfit(Exception):
+    """A URI matches a template, but a variable does not convert to its parameter's hint."""
+
+
 class Resource:
     """A concrete resource, or (with a template) a family of them."""
 
@@ -74,20 +78,40 @@ class Resource:
         self.fn = fn
         self.uri = uri
         self.name = name
-        self.description = description
         self.mime_type = mime_type
         self.is_template = is_template
         what = f"resource template {uri!r}" if is_template else f"resource {uri!r}"
+        from .hints import ArgumentError
+        from .returns import UnsupportedReturn, resource_contents_list
         from .signatures import Signature
 
         signature = Signature(fn, what)  # refuses async functions and unusable hints
+        self.description = description if description is not None else signature.doc
         self.context_parameter = signature.context
         self.pattern: re.Pattern[str] | None = None
         self.variables: list[str] = []
         if is_template:
             self.pattern, self.variables = compile_template(uri)
         _check_parameters(signature, self.variables, what)
-        self.read_variables = signature.string_reader(self.variables)
+        read = signature.string_reader(self.variables)
+
+        # The resource's two conversions (hints.py, returns.py), made here once, so a read imports nothing.
+        def read_variables(variables: dict[str, str]) -> dict[str, Any]:
+            try:
+                return read(variables)
+            except ArgumentError as exc:  # users://abc for {id} with id: int
+                raise _Misfit(f"{{{exc.field}}} of {uri}: {exc.problem}") from None
+
+        def contents(value: Any, read_uri: str) -> list[dict[str, Any]]:
+            try:
+                return resource_contents_list(value, read_uri, mime_type)  # the table of returns.py
+            except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
+                log.warning("resource %s returned a %s that cannot be sent: %s", read_uri, type(value).__name__, exc)
+                raise InternalError(f"The handler of {read_uri} returned a {type(value).__name__}, which cannot be "
+                                    f"sent as resource contents: {exc}") from None
+
+        self.read_variables = read_variables
+        self.contents = contents
 
     def to_wire(self) -> dict[str, Any]:
         item: dict[str, Any] = {("uriTemplate" if self.is_template else "uri"): self.uri, "name": self.name}
@@ -112,14 +136,7 @@ class Resource:
         if self.context_parameter:
             kwargs[self.context_parameter] = ctx
         value = self.fn(**kwargs)  # an exception here becomes -32603 (RES-07)
-        from .returns import UnsupportedReturn, resource_contents_list
-
-        try:
-            result = {"contents": resource_contents_list(value, uri, self.mime_type)}  # the table of returns.py
-        except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
-            log.warning("resource %s returned a %s that cannot be sent: %s", uri, type(value).__name__, exc)
-            raise InternalError(f"The handler of {uri} returned a {type(value).__name__}, which cannot be "
-                                f"sent as resource contents: {exc}") from None
+        result = {"contents": self.contents(value, uri)}
         if isinstance(value, dict) and "contents" in value and isinstance(value.get("_meta"), dict):
             result["_meta"] = value["_meta"]  # every result may carry _meta: keep the author's
         return result
@@ -140,12 +157,6 @@ def _check_parameters(signature: Signature, variables: list[str], what: str) -> 
             raise ValueError(f"{what}: the function requires {parameter.name!r}, which the URI does not "
                              f"provide; {how}, or give the parameter a default")
 
-
-def _doc(fn: Callable[..., Any]) -> str | None:
-    """The function's docstring, cleaned up (its description by default)."""
-    import inspect
-
-    return inspect.getdoc(fn)
 
 
 class ResourceRegistry:
@@ -178,7 +189,7 @@ class ResourceRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a resource needs a name: pass name='...'")
-        resource = Resource(fn, uri, name, description if description is not None else _doc(fn),
+        resource = Resource(fn, uri, name, description if description is not None else description,
                             mime_type, template)
         with self._lock:
             table = self._templates if template else self._resources
@@ -212,8 +223,6 @@ class ResourceRegistry:
         templates in order. A template matches when its variables convert to the hints."""
         with self._lock:
             candidates = [self._resources[uri]] if uri in self._resources else list(self._templates.values())
-        from .hints import ArgumentError
-
         misfits = []
         for resource in candidates:
             variables = resource.match(uri)
@@ -221,8 +230,8 @@ class ResourceRegistry:
                 continue
             try:
                 return resource, resource.read_variables(variables)
-            except ArgumentError as exc:  # users://abc for {id} with id: int
-                misfits.append(f"{{{exc.field}}} of {resource.uri}: {exc.problem}")
+            except _Misfit as exc:
+                misfits.append(str(exc))
         why = f" ({'; '.join(misfits)})" if misfits else ""
         raise ResourceNotFound(f"Resource not found: {uri}{why}", {"uri": uri})  # RES-06
 

@@ -9,14 +9,14 @@ An MCP connection is symmetric: each side sends requests, answers the other's re
 sends notifications. This module is the machinery for that, with no knowledge of tools or
 resources. In short:
 
-1. One *reader thread* per session reads whole messages from the transport and classifies them
+1. One thread at a time, the *reader*, reads whole messages from the transport and classifies them
    (see jsonrpc.py). Responses resolve the ``Reply`` of the waiting caller; the table of
    pending requests is guarded by a lock, and whoever removes an entry from it is the one who
    resolves its Reply, so each Reply is resolved exactly once.
-2. Incoming requests run on a bounded pool of worker threads, so a handler may block, and may
-   itself send a request to the peer (a tool asking the client for sampling) without deadlock:
-   the answer to that nested request is read by the reader thread, not by a worker.
-   Notifications run on the reader thread, in arrival order.
+2. The reader runs each incoming request itself; if one runs longer than a few milliseconds, a
+   standby thread takes over the reading (crew.py). So a handler may block, and may itself send
+   a request to the peer (a tool asking the client for sampling) without deadlock: the answer to
+   that nested request is read by the new reader. Notifications run on the reader, in order.
 3. Ping: either side may send ``ping`` at any time; the other answers ``{}`` promptly (PING-01).
 4. Cancellation: a side that gives up on a request sends ``notifications/cancelled`` with the
    request's id (CAN-01, CAN-20); ``request()`` does so by itself when its timeout runs out.
@@ -28,10 +28,11 @@ resources. In short:
    send ``notifications/progress`` with that token and an increasing ``progress`` value until
    it answers (PROG-06, PROG-15).
 6. When the transport ends (EOF, peer gone, close()), every pending request fails at once with
-   ``ConnectionClosed``, running handlers are flagged as cancelled, and the workers stop.
+   ``ConnectionClosed``, running handlers are flagged as cancelled, and the crew stops.
 
 Thread-safety contract of a transport (see ``Transport``): ``receive`` is called by one thread
-only; ``send`` may be called from any thread and must write each message whole.
+at a time; ``send`` may be called from any thread, must write each message whole, and is bounded
+by a timeout.
 """
 
 from __future__ import annotations
@@ -239,8 +240,8 @@ class Reply:
     It is a lock taken when the request is made and released when the answer arrives: the same
     promise as a ``concurrent.futures.Future`` (which this engine used at first) for a fraction
     of its cost: measured side by side, the client's CPU per round trip fell by 28% when the
-    Future's condition, waiter list and callbacks went (benchmarks/RESULTS.md). Whoever removes the request from the
-    pending table is the one who sets it, so it is set exactly once.
+    Future's condition, waiter list and callbacks went (benchmarks/RESULTS.md). Whoever removes
+    the request from the pending table is the one who sets it, so it is set exactly once.
     """
 
     __slots__ = ("_arrived", "_result", "_error")
@@ -258,9 +259,6 @@ class Reply:
     def set_exception(self, error: BaseException) -> None:
         self._error = error
         self._arrived.release()
-
-    def done(self) -> bool:
-        return not self._arrived.locked()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the answer is here; False if it did not come within ``timeout`` seconds."""
@@ -351,9 +349,9 @@ class Session:
     ``on_notification(session, method, params)`` runs on the reading thread, in arrival order,
     for every notification except cancellation and progress, which the session handles itself.
     ``trace(direction, data)`` sees every message ("->" sent, "<-" received). At most
-    ``max_workers`` requests run at once; more wait in a bounded queue. ``knows_method(method)`` says whether
-    ``on_request`` serves a method, so that a request for another one is -32601 whatever its
-    params; without it every method counts as known.
+    ``max_workers`` requests run at once; more wait in a bounded queue. ``knows_method(method)``
+    says whether ``on_request`` serves a method, so that a request for another one is -32601
+    whatever its params; without it every method counts as known.
     """
 
     def __init__(

@@ -157,7 +157,8 @@ class Signature:
         self.what = what
         signature = inspect.signature(fn)
         hints = _resolve_hints(fn, signature)
-        docs = docstring_descriptions(inspect.getdoc(fn))
+        self.doc = inspect.getdoc(fn)  # the function's description, unless one is given
+        docs = docstring_descriptions(self.doc)
         self.context: str | None = None
         self.parameters: list[Parameter] = []
         self.takes_kwargs = False

@@ -71,6 +71,7 @@ from werkzeug.wrappers import Request, Response
 
 from . import jsonrpc
 from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
+from .memory import put_end_marker
 from .relay import Relay, RelayUnavailable, UnknownSession, relay_from
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class _StreamTransport:
         if not self._closed:
             self._closed = True
             self.inbox.put(None)
-            _end_stream(self.outbox)
+            put_end_marker(self.outbox)
             if self._stalled and self._socket is not None:
                 try:
                     self._socket.shutdown(socket.SHUT_RDWR)  # fails the write it is stuck in
@@ -160,20 +161,6 @@ class _StreamTransport:
 
     def describe_close(self) -> str:
         return "the client's event stream closed"
-
-
-def _end_stream(outbox: queue.Queue[bytes | None]) -> None:
-    """Queue the end-of-stream marker after what is queued. A full outbox belongs to a client
-    that is not reading: messages are dropped to make room, since it will not read them."""
-    while True:
-        try:
-            outbox.put_nowait(None)
-            return
-        except queue.Full:
-            try:
-                outbox.get_nowait()
-            except queue.Empty:
-                pass
 
 
 class SseApp:

@@ -35,7 +35,7 @@ from .jsonrpc import InvalidParams, McpError
 from .quickcheck import compile_quick_check
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
-# imported where a function is registered or called, not at the top: it needs inspect,
+# imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 
 log = logging.getLogger("mcp_ref.tools")
@@ -54,13 +54,32 @@ class Tool:
                  input_schema: dict[str, Any] | None = None):
         self.fn = fn
         self.name = name
-        self.description = description
+        from .hints import ArgumentError
+        from .returns import UnsupportedReturn, tool_result
         from .signatures import Signature
 
         signature = Signature(fn, f"tool {name!r}")  # refuses async functions and unusable hints
+        self.description = description if description is not None else signature.doc
         self.input_schema = input_schema if input_schema is not None else signature.input_schema()
-        self.read_arguments = signature.json_reader(lenient=input_schema is not None)
         self.context_parameter = signature.context
+        read = signature.json_reader(lenient=input_schema is not None)
+
+        # The tool's two conversions (hints.py, returns.py), made here once, so a call imports nothing.
+        def read_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+            try:
+                return read(arguments)
+            except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
+                raise self._invalid(exc.field, exc.problem) from None
+
+        def result(value: Any) -> dict[str, Any]:
+            try:
+                return tool_result(value)  # TOOL-11: only what converts to valid content (returns.py) goes out
+            except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
+                log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
+                return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
+
+        self.read_arguments = read_arguments
+        self.result = result
         self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
         self._validator: Any = None
 
@@ -75,12 +94,7 @@ class Tool:
         values the function expects. InvalidParams (-32602) names the offending field."""
         if self._quick_check is None or not self._quick_check(arguments):  # quickcheck.py: proven valid
             self._validate(arguments)
-        from .hints import ArgumentError
-
-        try:
-            return self.read_arguments(arguments)
-        except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
-            raise self._invalid(exc.field, exc.problem) from None
+        return self.read_arguments(arguments)
 
     def _validate(self, arguments: dict[str, Any]) -> None:
         """TOOL-08: the full check against ``inputSchema`` (jsonschema, draft 7)."""
@@ -121,7 +135,7 @@ class ToolRegistry:
             raise TypeError("a tool needs a name: pass name='...'")
         if input_schema is not None and (not isinstance(input_schema, dict) or input_schema.get("type") != "object"):
             raise ValueError('a tool\'s input_schema must be a JSON Schema with "type": "object"')
-        tool = Tool(fn, name, description if description is not None else _doc(fn), input_schema)
+        tool = Tool(fn, name, description, input_schema)
         with self._lock:
             if name in self._tools and not replace:
                 raise ValueError(f"a tool named {name!r} is already registered; choose another name, "
@@ -167,20 +181,8 @@ class ToolRegistry:
             return _error_result(name, exc)  # a request the tool made failed (sampling refused...)
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
             return _error_result(name, exc)
-        from .returns import UnsupportedReturn, tool_result
+        return tool.result(value)
 
-        try:
-            return tool_result(value)  # TOOL-11: only what converts to valid content (returns.py) goes out
-        except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
-            log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
-            return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
-
-
-def _doc(fn: Callable[..., Any]) -> str | None:
-    """The function's docstring, cleaned up (its description by default)."""
-    import inspect
-
-    return inspect.getdoc(fn)
 
 
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:

@@ -176,18 +176,10 @@ def messages_are_json_rpc_2(t: ClientCheck) -> None:
     notification or a response (no batches, no other JSON)."""
     for incoming in t.s.from_client:
         msg = incoming.msg
-        problem = None
         if incoming.problem or msg is None:
             continue  # not JSON at all: the transport cases judge that
-        if not isinstance(msg, dict):
-            problem = "is not a JSON object (2024-11-05 has no batches)"
-        elif msg.get("jsonrpc") != "2.0":
-            problem = f"has jsonrpc {msg.get('jsonrpc')!r}, not \"2.0\""
-        elif "method" not in msg and "result" not in msg and "error" not in msg:
-            problem = "is neither a request, a notification nor a response"
-        elif "method" in msg and not isinstance(msg["method"], str):
-            problem = "has a method that is not a string"
-        elif "params" in msg and not isinstance(msg["params"], dict):
+        problem = shapes.envelope_problem(msg)
+        if problem is None and "params" in msg and not isinstance(msg["params"], dict):
             problem = "has params that are not an object"
         if problem:
             t.fail("MSG-01", f"a message {problem}", got=shown(incoming.raw))

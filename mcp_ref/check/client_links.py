@@ -41,7 +41,6 @@ class StdioLink(Wire):
 
     def __init__(self, timeout: float) -> None:
         super().__init__(timeout)
-        self.lines: list[bytes] = []
         self.events: list[tuple[str, int]] = []  # (event, transcript length when it happened)
         self._token = secrets.token_hex(16)
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -87,22 +86,7 @@ class StdioLink(Wire):
                 threading.Thread(target=self._read_events, args=(conn,), name="check-link-events", daemon=True).start()
 
     def _read_data(self, conn: socket.socket) -> None:
-        buffer = b""
-        try:
-            while True:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    self.lines.append(line)
-                    self._deliver(line)
-        except OSError:
-            pass
-        if buffer:
-            self.lines.append(buffer)
-            self._deliver(buffer)
+        self._read_lines(conn.recv)
         try:
             conn.close()  # the server's stdin ended: the "server" (the relay) now exits
         except OSError:

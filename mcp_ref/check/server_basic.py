@@ -271,16 +271,7 @@ def every_message_is_json_rpc_2(t: ServerCheck) -> None:
         for entry in wire.sent_and_received():
             if entry.direction != "got" or entry.event == "endpoint" or entry.msg is None:
                 continue
-            msg = entry.msg
-            problem = None
-            if not isinstance(msg, dict):
-                problem = "is not a JSON object (2024-11-05 has no batches)"
-            elif msg.get("jsonrpc") != "2.0":
-                problem = f"has jsonrpc {msg.get('jsonrpc')!r}, not \"2.0\""
-            elif "method" not in msg and "result" not in msg and "error" not in msg:
-                problem = "is neither a request, a notification nor a response"
-            elif "method" in msg and not isinstance(msg["method"], str):
-                problem = "has a method that is not a string"
+            problem = shapes.envelope_problem(entry.msg)
             if problem:
                 t.fail("MSG-01", f"a message {problem}", got=shown(entry.data))
 

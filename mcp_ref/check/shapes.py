@@ -79,6 +79,20 @@ def obj(value: Any, path: str, problems: Problems) -> bool:
 # --- lifecycle -----------------------------------------------------------------------------------
 
 
+def envelope_problem(msg: Any) -> str | None:
+    """What is wrong with a message's JSON-RPC envelope (MSG-01), as the end of a sentence
+    starting "a message ...", or None if it is a well-formed request, notification or response."""
+    if not isinstance(msg, dict):
+        return "is not a JSON object (2024-11-05 has no batches)"
+    if msg.get("jsonrpc") != "2.0":
+        return f"has jsonrpc {msg.get('jsonrpc')!r}, not \"2.0\""
+    if "method" not in msg and "result" not in msg and "error" not in msg:
+        return "is neither a request, a notification nor a response"
+    if "method" in msg and not isinstance(msg["method"], str):
+        return "has a method that is not a string"
+    return None
+
+
 def implementation(info: Any, path: str) -> Problems:
     """``clientInfo`` / ``serverInfo``: a name and a version, both strings."""
     problems: Problems = []

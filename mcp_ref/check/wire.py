@@ -28,6 +28,7 @@ import threading
 import time
 import urllib.parse
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,7 @@ class Wire:
         self._incoming: queue.Queue[Incoming | None] = queue.Queue()
         self._started = time.monotonic()
         self.closed_by_peer = False
+        self.lines: list[bytes] = []  # a stdio peer's every raw line, in order (see _read_lines)
 
     def _record(self, direction: str, data: str, msg: Any = None, event: str | None = None) -> int:
         with self._lock:
@@ -121,6 +123,23 @@ class Wire:
         text, msg, problem = parse(raw)
         seq = self._record("got", text, msg, event)
         self._incoming.put(Incoming(text, msg, seq, problem))
+
+    def _read_lines(self, read: Callable[[int], bytes]) -> None:
+        """Split what ``read`` returns into lines until end of stream (or a broken channel):
+        each is recorded in ``lines`` and delivered; an unterminated last line is too."""
+        buffer = b""
+        try:
+            while chunk := read(65536):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    self.lines.append(line)
+                    self._deliver(line)
+        except (OSError, ValueError):  # ValueError: a read from a closed file
+            pass
+        if buffer:
+            self.lines.append(buffer)
+            self._deliver(buffer)
 
     def receive(self, timeout: float | None = None) -> Incoming | None:
         """The next message from the peer; None once the stream has ended."""
@@ -162,7 +181,6 @@ class StdioWire(Wire):
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise ConnectFailed("the server command is empty")
-        self.lines: list[bytes] = []  # every raw line of stdout, in order
         self.stderr_tail: deque[str] = deque(maxlen=20)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -174,23 +192,7 @@ class StdioWire(Wire):
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
-        read = getattr(self.proc.stdout, "read1", self.proc.stdout.read)
-        buffer = b""
-        try:
-            while True:
-                chunk = read(65536)
-                if not chunk:
-                    break
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    self.lines.append(line)
-                    self._deliver(line)
-        except (OSError, ValueError):
-            pass
-        if buffer:
-            self.lines.append(buffer)
-            self._deliver(buffer)
+        self._read_lines(getattr(self.proc.stdout, "read1", self.proc.stdout.read))
         self.closed_by_peer = True
         self._incoming.put(None)
 
