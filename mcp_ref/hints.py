@@ -433,6 +433,8 @@ def _none(value: Any, field: str) -> None:
 
 
 def _scalar(hint: type, value: Any, field: str) -> Any:
+    if type(value) is hint:  # the common case, one test: a JSON int for int, a str for str...
+        return value
     if hint is float:
         _expect(value, (int, float), field, "a number")
         return float(value)
