@@ -442,6 +442,19 @@ def _scalar(hint: type, value: Any, field: str) -> Any:
     return value
 
 
+def passes_through(hint: Any) -> bool:
+    """Whether the converter for ``hint`` returns every value of its schema's JSON type as it is:
+    str, int, bool, None and Any do (also inside Annotated or a NewType); float does not (an
+    integer becomes a float), nor does any hint that builds objects. tools.py converts nothing
+    for a tool whose parameters all pass through, once quickcheck.py has proven the types."""
+    kind = kind_of(hint)
+    if kind == "annotated":
+        return passes_through(typing.get_args(hint)[0])
+    if kind == "newtype":
+        return passes_through(hint.__supertype__)
+    return kind in ("any", "none") or (kind == "scalar" and hint is not float)
+
+
 def _formatted(hint: Any, value: Any, field: str) -> Any:
     _expect(value, str, field, "a string")
     try:
