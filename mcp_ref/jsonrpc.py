@@ -211,10 +211,11 @@ def _build_c_encoder() -> Any:
     """``_ENCODER``'s C encoder, built the way ``JSONEncoder.iterencode`` builds it, except that it
     does not check for cycles; None where json has no C part, or where _ENCODER indents.
 
-    JSONEncoder.encode builds this object anew on every call; building it once here takes a
-    tools/call answer from about 4.5 to 2.5 us. Without the check for cycles (its table of the
-    objects being encoded could not be shared between threads), a cycle fails as RecursionError,
-    and ``encode`` then asks _ENCODER, which says what is wrong.
+    JSONEncoder.encode builds this object anew on every call; building it once here made the
+    server's per-call work for a ``tools/call`` 30.4 -> 26.4 us (a tight loop over a session, no
+    I/O). Without the check for cycles (its table of the objects being encoded could not be
+    shared between threads), a cycle fails as RecursionError, and ``encode`` then asks _ENCODER,
+    which says what is wrong.
     """
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None or _ENCODER.indent is not None:
@@ -335,9 +336,11 @@ def decode(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise ParseError(f"Parse error: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        if text[:1] == "{":  # the usual line: an object, with nothing before it...
+        # The usual line, an object with nothing around it, skips json's two whitespace scans
+        # (the server's per-call work for a tools/call: 28.0 -> 24.9 us, measured as for _C_ENCODER).
+        if text[:1] == "{":
             value, end = _DECODER.raw_decode(text)
-            if end == len(text):  # ... nor after it (this shortcut: 2.9 -> 2.2 us a tools/call)
+            if end == len(text):
                 return value
         return _DECODER.decode(text)  # the full rules: whitespace around the value, extra data
     except ValueError as exc:

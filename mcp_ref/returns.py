@@ -219,8 +219,6 @@ def _mixes(value: Any) -> bool:
 
 def tool_result(value: Any) -> dict[str, Any]:
     """A tool function's return value -> a ``CallToolResult`` (raises UnsupportedReturn)."""
-    if isinstance(value, str):  # the common case first: one text item
-        return {"content": [text(value)]}
     if _is_tool_result(value):
         return {**value, "content": [item.to_content() if isinstance(item, (Image, EmbeddedResource)) else item
                                      for item in value["content"]]}

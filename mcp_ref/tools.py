@@ -83,8 +83,9 @@ class Tool:
         self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
         self._validator: Any = None
         # Arguments the quick check proved valid are each of their parameter's JSON type; when every
-        # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert
-        # (this shortcut: about 1.5 us a tools/call).
+        # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert.
+        # Only with the schema made from those hints: a hand-written one may prove other types.
+        # (This shortcut: the server's per-call work for add(a: int, b: int) 16.0 -> 14.9 us.)
         self._nothing_to_convert = input_schema is None and all(passes_through(p.hint) for p in signature.parameters)
 
     def to_wire(self) -> dict[str, Any]:
