@@ -10,6 +10,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from mcp_ref import jsonrpc
 from mcp_ref.jsonrpc import InvalidRequest, McpError, ParseError
@@ -25,6 +27,62 @@ def test_encode_is_compact_one_line_utf8() -> None:
     assert data.startswith(b'{"jsonrpc":"2.0","id":0,"method":"tools/call"')  # compact separators
     assert "é".encode() in data  # UTF-8, not \u escapes
     assert json.loads(data) == msg
+
+
+# Anything a handler might put in a result: JSON, and what JSON cannot carry.
+_KEYS = st.text(max_size=3) | st.integers() | st.floats() | st.none() | st.booleans() | st.tuples(st.integers())
+_LEAVES = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4)
+           | st.sampled_from(["\ud800", "a\u2028b\u2029", "\U0001f600\n\x00"]) | st.just(object()) | st.binary(max_size=2))
+_VALUES = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner)
+                       | st.dictionaries(_KEYS, inner, max_size=3), max_leaves=8)
+
+
+def _cycle() -> dict[str, Any]:
+    loop: dict[str, Any] = {"a": [1]}
+    loop["a"].append(loop)
+    return loop
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(_VALUES)
+@example(_cycle())
+@example([[[[[[]]]]]] * 2)  # the same list twice is not a cycle
+def test_encode_writes_what_json_dumps_writes_and_refuses_what_it_refuses(value: Any) -> None:
+    """encode uses json's C encoder built once, without its check for cycles (jsonrpc.py): for any
+    value, it writes the same bytes as json.dumps with the same options, or refuses with NotJson."""
+    try:
+        expected: bytes | None = json.dumps({"result": value}, separators=(",", ":"), ensure_ascii=False,
+                                            allow_nan=False).encode("utf-8")
+    except (ValueError, TypeError, UnicodeEncodeError):
+        expected = None
+    if expected is None:
+        with pytest.raises(jsonrpc.NotJson):
+            jsonrpc.encode({"result": value})
+    else:
+        assert jsonrpc.encode({"result": value}) == expected.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
+            b"\xe2\x80\xa9", b"\\u2029")
+
+
+def _deep() -> list[Any]:
+    deep: list[Any] = []
+    for _ in range(100_000):
+        deep = [deep]
+    return deep
+
+
+@pytest.mark.parametrize("value, problem", [
+    (_cycle(), "Circular reference detected"),
+    (_deep(), "it is nested too deeply"),
+    (10 ** 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
+    (float("nan"), "Out of range float values are not JSON compliant"),
+    (object(), "Object of type object is not JSON serializable"),
+    ({(1,): 2}, "keys must be str, int, float, bool or None, not tuple"),
+    ("\ud800", "a string holds '\\ud800', which is not valid Unicode text"),
+], ids=["cycle", "deep", "long int", "nan", "object", "tuple key", "surrogate"])
+def test_encode_says_why_it_cannot(value: Any, problem: str) -> None:
+    with pytest.raises(jsonrpc.NotJson) as info:
+        jsonrpc.encode({"result": value})
+    assert str(info.value).startswith(problem)
 
 
 @pytest.mark.parametrize("msg, kind", [

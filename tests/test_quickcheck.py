@@ -1,5 +1,6 @@
 """The fast path of tool argument checks (quickcheck.py) never accepts what jsonschema refuses,
-and the errors a caller sees are the validator's, word for word.
+the errors a caller sees are the validator's, word for word, and a tool that skips its
+converters after the quick check (tools.py) gets what the converters would give.
 
 https://modelcontextprotocol.io/specification/2024-11-05/server/tools (TOOL-08)
 """
@@ -7,15 +8,17 @@ https://modelcontextprotocol.io/specification/2024-11-05/server/tools (TOOL-08)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal, NewType
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mcp_ref import Client, InvalidParams, Server
 from mcp_ref.quickcheck import compile_quick_check
+from mcp_ref.signatures import Signature
+from mcp_ref.tools import Tool
 
 JSON_TYPES = ["string", "integer", "number", "boolean", "null", "array", "object"]
 
@@ -92,3 +95,29 @@ def test_errors_are_the_validators_word_for_word(memory_client: Callable[..., Cl
     with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
         client.call_tool("add", arguments)
     assert info.value.data == {"tool": "add", "field": field or None, "problem": problem}
+
+
+# Hints whose converters keep a value of the right JSON type as it is, and hints whose do not.
+HINTS = [str, int, bool, None, Any, Annotated[int, "a count"], NewType("Count", int),
+         float, list, dict[str, int], Literal["a", "b"], int | None]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from(HINTS), min_size=1, max_size=3),
+       st.dictionaries(st.sampled_from(["p0", "p1", "p2"]),
+                       st.integers() | st.text(max_size=3) | st.booleans() | st.none() | json_values, max_size=3))
+@example([int, str, bool], {"p0": 1, "p1": "x", "p2": True})
+@example([float, int], {"p0": 2, "p1": 3})
+def test_a_tool_that_skips_its_converters_gets_what_they_would_give(hints: list[Any], arguments: dict[str, Any]) -> None:
+    """tools.py converts nothing when the quick check has proven the arguments and every hint
+    passes through (hints.passes_through): the keyword arguments are then the converters' own."""
+    def tool(p0: Any = None, p1: Any = None, p2: Any = None) -> str:
+        return "ok"
+    tool.__annotations__ = {f"p{i}": hint for i, hint in enumerate(hints)}
+    registered = Tool(tool, "t", None)
+    quick = compile_quick_check(registered.input_schema)
+    if quick is None or not quick(arguments):
+        return  # the shortcut does not apply
+    expected = Signature(tool, "tool 't'").json_reader()(arguments)
+    got = registered.arguments(arguments)
+    assert got == expected and {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in expected.items()}
