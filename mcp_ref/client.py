@@ -122,6 +122,7 @@ class Client:
             default_timeout=timeout,
             trace=_trace_hook(trace),
             name="mcp_ref-client",
+            callers_read=True,
         )
         _open_clients.add(self)
 
