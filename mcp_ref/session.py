@@ -17,6 +17,8 @@ resources. In short:
    standby thread takes over the reading (crew.py). So a handler may block, and may itself send
    a request to the peer (a tool asking the client for sampling) without deadlock: the answer to
    that nested request is read by the new reader. Notifications run on the reader, in order.
+   On a client over stdio, a caller waiting for its answer is itself the reader when nobody
+   else is reading, so its answer needs no hand-off between threads (crew.py, rule 6).
 3. Ping: either side may send ``ping`` at any time; the other answers ``{}`` promptly (PING-01).
 4. Cancellation: a side that gives up on a request sends ``notifications/cancelled`` with the
    request's id (CAN-01, CAN-20); ``request()`` does so by itself when its timeout runs out.
