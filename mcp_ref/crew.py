@@ -268,7 +268,7 @@ class Crew:
         with self._state:
             if self._reader is not None or self._stopped:
                 return
-            self._reader, self._caller_reads = me, True
+            self._reader, self._caller_reads, self._take_up_now = me, True, False
         try:
             while not answered() and not self._stopped:
                 left = deadline - time.monotonic()
@@ -299,7 +299,7 @@ class Crew:
         with self._state:
             self._put_down_after_this = False
             if self._reader is me and not self._awaited():  # type: ignore[misc]  # set: answered_all checked
-                self._reader = None
+                self._reader, self._take_up_now = None, False
                 self._resting_since = time.monotonic()
                 if self._standby_sleeping:  # it must take the reading up in STANDBY_DELAY
                     self._state.notify_all()
