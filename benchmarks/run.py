@@ -343,7 +343,18 @@ def main() -> None:
     sdk_m = idle_rss_mb([PY, str(HERE / "sdk_add_server.py")], sdk=True)
     print("6. memory of an idle stdio server process after initialize (RSS)")
     print(f"   mcp_ref                   : {ours_m:8.1f} MiB")
-    print(f"   official SDK              : {sdk_m:8.1f} MiB")
+    print(f"   official SDK              : {sdk_m:8.1f} MiB\n")
+
+    print("Targets (benchmarks/RESULTS.md), in this run:")
+    for met, what in (
+        (ours.median() <= 3 * floor, f"stdio round trip at most 3x the floor: {ours.median() / floor:.1f}x"),
+        (sdk.median() >= 10 * ours.median(), f"stdio at least 10x faster than the SDK: {sdk.median() / ours.median():.1f}x"),
+        (sdk_h >= 2 * werkzeug, f"SSE, default server, at least 2x faster than the SDK: {sdk_h / werkzeug:.1f}x"),
+        (sdk_h >= 3 * waitress, f"SSE under waitress at least 3x faster than the SDK: {sdk_h / waitress:.1f}x"),
+        (concurrent >= 1.5 * sequential, f"8 threads at least 1.5x one: {concurrent / sequential:.1f}x"),
+        (ours_i < 0.060, f"import mcp_ref under 60 ms: {ours_i * 1000:.0f} ms"),
+    ):
+        print(f"   [{'met' if met else 'NOT MET'}] {what}")
 
 
 if __name__ == "__main__":

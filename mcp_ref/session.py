@@ -17,6 +17,8 @@ resources. In short:
    standby thread takes over the reading (crew.py). So a handler may block, and may itself send
    a request to the peer (a tool asking the client for sampling) without deadlock: the answer to
    that nested request is read by the new reader. Notifications run on the reader, in order.
+   On a client over stdio, a caller waiting for its answer is itself the reader when nobody
+   else is reading, so its answer needs no hand-off between threads (crew.py, rule 6).
 3. Ping: either side may send ``ping`` at any time; the other answers ``{}`` promptly (PING-01).
 4. Cancellation: a side that gives up on a request sends ``notifications/cancelled`` with the
    request's id (CAN-01, CAN-20); ``request()`` does so by itself when its timeout runs out.
@@ -93,6 +95,9 @@ class Transport(Protocol):
     ``close()`` releases the channel and must return promptly whatever the peer does (it must
     not wait for a send that is stuck); ``describe_close()`` says why the stream ended, for
     error messages (e.g. "server process exited with code 1").
+    A transport that can also bound a read sets ``timed_receive = True`` and accepts
+    ``receive(timeout)``, raising ``TimeoutError`` when no message came in time; a client's
+    callers may then read their own answers (crew.py, rule 6).
     """
 
     def receive(self) -> bytes | None: ...
@@ -252,6 +257,10 @@ class Reply:
         self._result: dict[str, Any] | None = None
         self._error: BaseException | None = None
 
+    def is_set(self) -> bool:
+        """Whether the answer is here (without waiting)."""
+        return self._result is not None or self._error is not None
+
     def set_result(self, result: dict[str, Any]) -> None:
         self._result = result
         self._arrived.release()
@@ -301,6 +310,8 @@ class OutgoingRequest:
         else:
             wait = timeout
         # LC-22, LC-24, PING-02: no request, initialize included, waits past its timeout
+        if self.session._callers_read:  # read the answer ourselves if nobody is reading (crew.py, rule 6)
+            self.session._crew.read_until(self.future.is_set, time.monotonic() + wait)
         if not self.future.wait(wait):
             raise self._timed_out(timeout)
         try:
@@ -351,7 +362,9 @@ class Session:
     ``trace(direction, data)`` sees every message ("->" sent, "<-" received). At most
     ``max_workers`` requests run at once; more wait in a bounded queue. ``knows_method(method)``
     says whether ``on_request`` serves a method, so that a request for another one is -32601
-    whatever its params; without it every method counts as known.
+    whatever its params; without it every method counts as known. With ``callers_read`` (and a
+    transport with ``timed_receive``), a thread waiting for its answer reads it itself when
+    nobody else is reading (crew.py, rule 6): the client sets it.
     """
 
     def __init__(
@@ -364,8 +377,9 @@ class Session:
         knows_method: Callable[[str], bool] | None = None,
         default_timeout: float = DEFAULT_TIMEOUT,
         max_workers: int = DEFAULT_MAX_WORKERS,
-        trace: TraceCallback | None = None,
+            trace: TraceCallback | None = None,
         name: str = "mcp_ref",
+        callers_read: bool = False,
     ):
         self._transport = transport
         self._on_request = on_request
@@ -390,7 +404,9 @@ class Session:
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
         self._close_callbacks: list[Callable[[Session], None]] = []
-        self._crew = Crew(name, self._read_one, max_threads=max_workers + 1, on_error=self._job_failed)
+        self._callers_read = bool(callers_read and getattr(transport, "timed_receive", False))
+        self._crew = Crew(name, self._read_one, max_threads=max_workers + 1, on_error=self._job_failed,
+                          awaited=(lambda: bool(self._pending)) if self._callers_read else None)
         self._dispatching = False  # the reader is handling a message that must finish first
 
     # --- running -----------------------------------------------------------------------------
@@ -404,11 +420,16 @@ class Session:
         self.start()
         self.closed.wait()
 
-    def _read_one(self) -> Request | None:
+    def _read_one(self, timeout: float | None = None) -> Request | None:
         """The reader's step (crew.py): read one message and handle it; return a request that may
         take long, for the crew to run; None for everything else. At end of stream, close."""
         try:
-            data = self._transport.receive()
+            if timeout is None:
+                data = self._transport.receive()
+            else:  # a caller reading for itself (crew.py, rule 6): only transports with timed_receive
+                data = self._transport.receive(timeout)  # type: ignore[call-arg]
+        except TimeoutError:  # nothing came in time: the caller's own timeout will say so
+            return None
         except McpError as exc:  # a framing error the transport recovered from
             self._answer(None, exc)
             return None
@@ -684,11 +705,15 @@ class Session:
     def _on_response(self, msg: Message) -> None:
         request_id = msg.get("id")
         out = None
+        last = False
         # CAN-11: whoever takes the entry out of the pending table resolves it; a late one finds nothing
         if jsonrpc.is_valid_id(request_id):
             with self._lock:
                 out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
+                last = not self._pending
+            if last and self._callers_read:  # crew.py, rule 6
+                self._crew.answered_all()
         if out is None:
             # CAN-10: a late answer to a request we cancelled or timed out; or the peer's error
             # about a message of ours it could not parse (id null). Nothing is waiting for it.

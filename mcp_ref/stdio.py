@@ -29,6 +29,7 @@ for a server that should see only what you give it.
 from __future__ import annotations
 
 import collections
+import io
 import logging
 import os
 import select
@@ -38,7 +39,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from .jsonrpc import ConnectionClosed, InvalidRequest
 
@@ -133,6 +134,13 @@ class StdioTransport:
     def __init__(self, reader: IO[bytes], writer: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES):
         self._reader = reader
         self._read = getattr(reader, "read1", reader.read)  # read1: whatever is there, no waiting for more
+        # An unbuffered pipe or socket can be waited on with a timeout (receive(timeout), for
+        # crew.py rule 6): with no buffer in between, poll sees every byte there is to read.
+        in_fd = _pipe_fd(reader) if isinstance(reader, io.RawIOBase) else None
+        self.timed_receive = in_fd is not None
+        if in_fd is not None:
+            self._readable = select.poll()
+            self._readable.register(in_fd, select.POLLIN)
         self._writer = writer
         self._fd = _pollable_fd(writer)  # None: write plainly
         self._write_lock = threading.Lock()  # one message at a time, whole
@@ -141,13 +149,18 @@ class StdioTransport:
         self._closed = False
         self._broken: str | None = None  # why the output is unusable (a message was cut short)
 
-    def receive(self) -> bytes | None:
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        """The next message, or None at end of input. With a ``timeout`` (seconds; only when
+        ``timed_receive``), ``TimeoutError`` if no whole message came in time."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             msg = self._framer.next_message()
             if msg is not None:
                 return msg
             if self._eof:
                 return None
+            if deadline is not None and not self._wait_readable(deadline):
+                raise TimeoutError("no message within the timeout")
             chunk = self._read(READ_CHUNK)
             if not chunk:
                 self._eof = True
@@ -193,6 +206,17 @@ class StdioTransport:
                     self._broken = "the peer stopped reading in the middle of a message"
                 raise TimeoutError("the peer is not reading: its input is full")
 
+    def _wait_readable(self, deadline: float) -> bool:
+        """Wait until the input has bytes (or its end); False when the deadline passes or the
+        transport closes. One reader at a time (session.Transport), so one poll object will do."""
+        while not self._closed:
+            left = min(POLL_SLICE, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            if self._readable.poll(left * 1000):
+                return True
+        return False
+
     def _wait_writable(self, fd: int, deadline: float | None) -> bool:
         """Wait until ``fd`` has room; False when the deadline passes or the transport closes."""
         poller = select.poll()  # poll, unlike select, works for any descriptor number
@@ -222,14 +246,22 @@ class StdioTransport:
         return "end of input"
 
 
-def _pollable_fd(stream: IO[bytes]) -> int | None:
-    """The descriptor of ``stream`` set non-blocking, if it is a pipe or socket; else None."""
+def _pipe_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` if it is a pipe or socket (which poll can wait on); else None."""
     try:
         fd = stream.fileno()
         mode = os.fstat(fd).st_mode
     except (AttributeError, OSError, ValueError):  # io.BytesIO and friends have no descriptor
         return None
     if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    return fd
+
+
+def _pollable_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` set non-blocking, if it is a pipe or socket; else None."""
+    fd = _pipe_fd(stream)
+    if fd is None:
         return None
     stream.flush()
     os.set_blocking(fd, False)
@@ -286,7 +318,9 @@ class SubprocessTransport(StdioTransport):
         except OSError as exc:
             raise ConnectionClosed(f"could not start server {self.command!r}: {exc}") from exc
         assert self.process.stdin is not None and self.process.stdout is not None
-        super().__init__(self.process.stdout, self.process.stdin, max_line_bytes=max_line_bytes)
+        # The unbuffered stream under stdout: a caller may wait for it with a timeout (receive).
+        stdout = cast(io.BufferedReader, self.process.stdout).raw
+        super().__init__(cast(IO[bytes], stdout), self.process.stdin, max_line_bytes=max_line_bytes)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._on_stderr = on_stderr or _write_to_our_stderr
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="mcp_ref-server-stderr", daemon=True)

@@ -109,7 +109,15 @@ def close_session(ctx: RequestContext) -> dict[str, Any]:
     return {"closing": True}
 
 
+def notify_later(ctx: RequestContext) -> dict[str, Any]:
+    """Answer at once; ``delay`` seconds later, send notifications/tools/list_changed."""
+    threading.Timer(float(ctx.params.get("delay", 0.2)), ctx.session.notify,
+                    args=("notifications/tools/list_changed",)).start()
+    return {"later": True}
+
+
 server.request_handlers.update({
+    "test/notify_later": notify_later,
     "test/returns": returns,
     "test/raises": raises,
     "test/close_session": close_session,

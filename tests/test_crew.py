@@ -7,6 +7,7 @@ thread hand-off per request. Each test is a behaviour the optimisation must not 
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -14,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, InternalError, RequestContext, Server
+from mcp_ref import Client, ConnectionClosed, InternalError, RequestContext, RequestTimeout, Server
 from mcp_ref.crew import STANDBY_DELAY, Crew
 from mcp_ref.memory import MemoryTransport
+
+from .conftest import TEST_SERVER, server_command
 
 
 def crew_threads(prefix: str) -> list[threading.Thread]:
@@ -181,3 +184,79 @@ def test_every_crew_thread_ends_with_its_session() -> None:
 def test_a_crew_needs_a_reader_and_a_standby() -> None:
     with pytest.raises(ValueError, match="at least two"):
         Crew("x", lambda: None, max_threads=1)
+
+
+# --- rule 6: over stdio, a caller reads its own answer ------------------------------------------
+
+
+def stdio_client_on_threads(readers: list[tuple[str, str | None]], **kwargs: Any) -> Client:
+    """A stdio client whose trace records, for each message read, the reading thread's name and
+    the method the message carries (None for a response)."""
+    def trace(direction: str, data: bytes) -> None:
+        if direction == "<-":
+            readers.append((threading.current_thread().name, json.loads(data).get("method")))
+
+    return Client.stdio(server_command(TEST_SERVER), trace=trace, timeout=10, **kwargs)
+
+
+def test_a_caller_reads_its_own_answer_when_nobody_else_is_reading() -> None:
+    readers: list[tuple[str, str | None]] = []
+    with stdio_client_on_threads(readers) as client:
+        readers.clear()
+        for i in range(20):
+            assert client.request("test/echo", {"i": i})["params"] == {"i": i}
+    caller = threading.current_thread().name
+    # The first answer after initialize may still be read by the crew; after that, every answer
+    # is read by the thread that asked.
+    assert [name for name, _ in readers[1:]] == [caller] * 19
+
+
+def test_threads_sharing_a_stdio_client_each_get_their_own_answers() -> None:
+    results: dict[int, list[Any]] = {}
+
+    def work(n: int) -> None:
+        results[n] = [client.request("test/echo", {"n": n, "i": i})["params"] for i in range(100)]
+
+    with Client.stdio(server_command(TEST_SERVER), timeout=10) as client:
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert results == {n: [{"n": n, "i": i} for i in range(100)] for n in range(8)}
+
+
+def test_the_peer_is_still_read_while_the_program_makes_no_calls() -> None:
+    heard = threading.Event()
+    with Client.stdio(server_command(TEST_SERVER), timeout=10, on_list_changed=lambda what: heard.set()) as client:
+        client.request("test/echo")  # now the caller reads, and then puts the reading down
+        client.request("test/notify_later", {"delay": 0.1})
+        assert heard.wait(5), "a notification sent while no call was waiting was never read"
+
+
+def test_a_request_from_the_peer_read_by_a_caller_is_answered() -> None:
+    readers: list[tuple[str, str | None]] = []
+    with stdio_client_on_threads(readers) as client:
+        for _ in range(3):  # the server pings us from inside the handler, while we read for our answer
+            assert client.request("test/ping_client", {"times": 2}) == {"pinged": 2}
+    assert (threading.current_thread().name, "ping") in readers  # read by the caller, answered by the crew
+
+
+def test_a_caller_reading_for_itself_still_times_out_and_the_session_goes_on() -> None:
+    with Client.stdio(server_command(TEST_SERVER), timeout=10) as client:
+        client.request("test/echo")
+        start = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.request("test/sleep", {"seconds": 5}, timeout=0.3)
+        assert time.monotonic() - start < 2
+        assert client.request("test/echo", {"after": 1})["params"] == {"after": 1}
+
+
+def test_closing_from_another_thread_ends_a_call_that_reads_for_itself() -> None:
+    client = Client.stdio(server_command(TEST_SERVER), timeout=30)
+    client.request("test/echo")
+    threading.Timer(0.3, client.close).start()
+    start = time.monotonic()
+    with pytest.raises(ConnectionClosed):
+        client.request("test/sleep", {"seconds": 20})
+    assert time.monotonic() - start < 5
