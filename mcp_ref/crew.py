@@ -25,18 +25,19 @@ The rules:
    keeps the process alive.
 6. A caller waiting for the answer to its own request reads for itself (``read_until``) when
    nobody else is reading, until its answer is in: the answer then reaches it without waking
-   another thread, the mirror image of rule 2 on the side that asks. For that, the member
-   reading puts the reading down when the last awaited answer has come in (``answered_all``),
-   and the reading *rests*: nobody reads until a caller takes it up, or until the standby does,
-   after ``STANDBY_DELAY`` without a caller reading (so the peer's notifications and requests
-   are still read while the program makes no calls), or at once when a caller puts it down while
-   other answers are still awaited. A peer's request that a caller reads goes to the queue (rule
-   4): the caller is busy waiting. Only a crew told whether answers are ``awaited`` does this
-   (the stdio client; it needs a transport that can bound a read by a timeout, for the caller's
-   own timeout). Measured side by side on 2 vCPUs: the client's CPU per round trip fell by 10-15%
-   and a round trip by 5-10%; with an instant in-process peer, 250 -> 49 us a call
-   (benchmarks/RESULTS.md). Many threads sharing one client keep their throughput: while answers
-   are awaited, a member keeps reading and hands them out as before.
+   another thread, the mirror image of rule 2 on the side that asks. A peer's request that a
+   caller reads goes to the queue (rule 4): the caller is busy waiting. Only a crew told whether
+   answers are ``awaited`` does this (the stdio client: its transport can bound a read by the
+   caller's own timeout). Measured side by side (benchmarks/history.py, 2 vCPUs): the client's
+   CPU per round trip fell by 12-22%, and a round trip by 14% while the machine wakes threads
+   quickly (no change while wake-ups dominate); against an instant in-process peer, 250 -> 49
+   us a call.
+7. So that callers find the reading free, the member reading puts it down when the last awaited
+   answer has come in (``answered_all``): the reading *rests*. A caller takes it up; if none
+   does within ``STANDBY_DELAY``, the standby does (so the peer's notifications and requests are
+   still read while the program makes no calls), and at once if a caller put it down while
+   other answers were still awaited. Many threads sharing one client keep their throughput:
+   while answers are awaited, a member keeps reading and hands them out as before.
 
 Every decision about who does what is taken under one lock (``_next_task`` for members,
 ``read_until`` for callers), so exactly one thread reads at any time: the transport's
@@ -112,11 +113,11 @@ class Crew:
         # Guards every field below. Notified when the sleeping standby must look again: a request
         # started, a job was queued, or the crew stopped.
         self._state = threading.Condition()
-        self._reader: threading.Thread | None = None  # None: the reading rests (rule 6)
+        self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
         self._caller_reads = False  # the reader is a caller, not a member (rule 6)
         self._resting_since = 0.0  # when the reading was last put down
         self._take_up_now = False  # put down while answers were still awaited
-        self._put_down_after_this = False  # the last awaited answer came in (rule 6)
+        self._put_down_after_this = False  # the last awaited answer came in (rule 7)
         self._standby: threading.Thread | None = None
         self._standby_sleeping = False  # in a wait without timeout: must be woken by notify
         self._busy_since: float | None = None  # when the reader started the request it runs
@@ -186,7 +187,7 @@ class Crew:
                     self._standby = None
 
     def _next_task(self, me: threading.Thread) -> tuple[Task, Job]:
-        """Decide, under the lock, what ``me`` does next (rules 1, 3, 4, 5, 6). One invariant is
+        """Decide, under the lock, what ``me`` does next (rules 1, 3, 4, 5, 7). One invariant is
         kept: while the reader runs a request, a caller reads, or the reading rests, some member
         stands by (unless the crew is full)."""
         with self._state:
@@ -202,7 +203,7 @@ class Crew:
                 busy_since = self._busy_since
                 resting = self._reader is None
                 if resting and (self._take_up_now or now - self._resting_since >= STANDBY_DELAY):
-                    # Rule 6: no caller took the reading up: take it up again.
+                    # Rule 7: no caller took the reading up: take it up again.
                     self._reader, self._standby, self._take_up_now = me, None, False
                     return Task.READ, _nothing
                 if busy_since is not None and now - busy_since >= STANDBY_DELAY:
@@ -256,7 +257,7 @@ class Crew:
                 if self._reader is me:
                     self._busy_since = None
 
-    # --- rule 6: a caller reads its own answer ---------------------------------------------------
+    # --- rules 6 and 7: a caller reads its own answer ---------------------------------------------
 
     def read_until(self, answered: Callable[[], bool], deadline: float) -> None:
         """Read messages on the calling thread until ``answered()`` or the ``deadline`` (on the
@@ -291,7 +292,7 @@ class Crew:
 
     def answered_all(self) -> None:
         """The last awaited answer has come in: the member reading puts the reading down after
-        this message (rule 6), so that the next caller reads its own answer. Called by ``read``."""
+        this message (rule 7), so that the next caller reads its own answer. Called by ``read``."""
         if self._awaited is not None and not self._caller_reads:
             self._put_down_after_this = True
 

@@ -712,7 +712,7 @@ class Session:
                 out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
                 last = not self._pending
-            if last and self._callers_read:  # crew.py, rule 6
+            if last and self._callers_read:  # crew.py, rule 7
                 self._crew.answered_all()
         if out is None:
             # CAN-10: a late answer to a request we cancelled or timed out; or the peer's error

@@ -1,5 +1,6 @@
 """The session's threads (crew.py): the reader runs requests itself, a standby takes over the
-reading when one runs long, and the crew stays within its bounds.
+reading when one runs long, a stdio client's caller reads its own answer, and the crew stays
+within its bounds.
 
 Not one spec page: these keep the engine's promises of DESIGN principle 5 while it avoids a
 thread hand-off per request. Each test is a behaviour the optimisation must not break.
@@ -186,7 +187,7 @@ def test_a_crew_needs_a_reader_and_a_standby() -> None:
         Crew("x", lambda: None, max_threads=1)
 
 
-# --- rule 6: over stdio, a caller reads its own answer ------------------------------------------
+# --- rules 6 and 7: over stdio, a caller reads its own answer ------------------------------------
 
 
 def stdio_client_on_threads(readers: list[tuple[str, str | None]], **kwargs: Any) -> Client:
