@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, ConnectionClosed, McpError, RequestTimeout
+from mcp_ref import Client, ConnectionClosed, McpError, RequestTimeout, crew
 from mcp_ref.stdio import MAX_LINE_BYTES
 
 TESTS = Path(__file__).resolve().parent
@@ -61,6 +61,14 @@ def connect() -> Iterator[Callable[..., Client]]:
             thread.join(max(0.0, deadline - time.monotonic()))
     left = [t.name for t in set(threading.enumerate()) - before if t.name.startswith("mcp_ref") and t.is_alive()]
     assert not left, f"threads left behind after close(): {left}"
+
+
+@pytest.fixture
+def caller_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make sure the caller, not the standby, takes up the reading a call finds resting: the
+    standby waits half a second instead of 5 ms (crew.py, rule 7). For the tests of what the
+    caller's own reading costs it; the path is otherwise taken only most of the time."""
+    monkeypatch.setattr(crew, "STANDBY_DELAY", 0.5)
 
 
 def ends_by(seconds: float, call: Callable[[], Any],
@@ -106,7 +114,8 @@ def test_an_answer_trickled_past_the_deadline_is_a_timeout_and_the_session_goes_
 
 @pytest.mark.xfail(strict=True, reason="OutgoingRequest.result waits `wait` again after read_until used it up: "
                                        "a caller that read until its deadline waits a second timeout on the Reply")
-def test_a_caller_reading_for_itself_gives_up_at_its_own_deadline(connect: Callable[..., Client]) -> None:
+def test_a_caller_reading_for_itself_gives_up_at_its_own_deadline(
+        connect: Callable[..., Client], caller_reads: None) -> None:
     client = connect(TRICKLER)
     # The answer is complete 1.5 s in: after the 1 s deadline, before twice that.
     ends_by(1.0 + 0.6, lambda: client.request("x/echo", {"seconds": 1.5}, timeout=1.0), RequestTimeout)
@@ -119,11 +128,21 @@ FLOODER = """
     initialize()
     while True:
         request = next_request()
-        n, first = request["params"]["n"], request["params"]["first"]
+        params = request.get("params", {})
+        if "n" not in params:
+            send(echo(request))
+            continue
+        n, first, token = params["n"], params["first"], params["_meta"]["progressToken"]
         changed = notification("notifications/tools/list_changed")
-        before = [log(first + i) for i in range(n)]
+        def progress(value, token=token):
+            return notification("notifications/progress", {"progressToken": token, "progress": value})
+        before = []
+        for i in range(n):
+            before.append(log(first + i))
+            if i % 50 == 0:  # ours, and tokens that only look like ours (PROG-13)
+                before += [progress(i + 1), progress(i + 1, str(token)), progress(i + 1, token + 1000)]
         after = [log(first + n + i) for i in range(n)]
-        send(*before, changed, echo(request), changed, *after[: n // 2])  # one burst
+        send(*before, changed, echo(request), progress(n + 1), changed, *after[: n // 2])  # one burst
         time.sleep(0.05)  # the rest comes while no call may be waiting: the crew reads it
         send(*after[n // 2:], changed)
 """
@@ -145,13 +164,18 @@ def test_a_flood_of_notifications_around_the_answer_is_delivered_whole_and_in_or
 
     client = connect(FLOODER, on_log_message=lambda params: hear(params["data"]), on_list_changed=hear)
     for k, first in enumerate((0, 2 * n)):
-        assert client.request("x/echo", {"n": n, "first": first}) == {"echo": {"n": n, "first": first}}
+        progress: list[Any] = []
+        outcome = client.request("x/echo", {"n": n, "first": first},
+                                 on_progress=lambda params, seen=progress: seen.append(params["progress"]))
+        assert outcome["echo"]["first"] == first
         # Everything the server sent before its answer was heard before the call returned.
         sent_before = k * (2 * n + 3) + n + 1
         assert heard[:sent_before] == expected[:sent_before]
+        # Only our own token's progress, and none after the answer (PROG-13, PROG-15).
+        assert progress == list(range(1, n + 1, 50))
     assert everything.wait(5), f"only {len(heard)} of {len(expected)} notifications were delivered"
     assert heard == expected
-    assert client.request("x/echo", {"n": 0, "first": 0}) == {"echo": {"n": 0, "first": 0}}
+    client.ping()
 
 
 # --- a line over the client's cap ------------------------------------------------------------------------
@@ -288,7 +312,7 @@ def test_a_server_that_closes_its_stdout_fails_the_call_at_once_and_every_call_a
                                        "(Session._read_one: describe_close, then _shutdown(wait=True) closing the "
                                        "child: 2 s of STDIN_CLOSE_GRACE, then SIGTERM) before it sees its answer")
 def test_a_server_that_closes_its_stdout_and_hangs_does_not_hold_the_caller_past_its_deadline(
-        connect: Callable[..., Client]) -> None:
+        connect: Callable[..., Client], caller_reads: None) -> None:
     client = connect(STDOUT_CLOSER.replace("{hang}", "yes"))
     ends_by(0.5 + 1.0, lambda: client.request("x/echo", timeout=0.5), (ConnectionClosed, RequestTimeout))
 
@@ -298,6 +322,7 @@ EXITER = """
     initialize()
     request = next_request()
     whole = line(echo(request))
+    os.close(0)  # our input first: whatever the client writes from now on finds nobody reading
     write(whole if request["params"]["whole"] else whole[:20])
     sys.stderr.write("dying on purpose\\n")
     sys.stderr.flush()
@@ -399,7 +424,8 @@ SILENT = """
 
 @pytest.mark.xfail(strict=True, reason="a notification callback runs on the caller's thread when the caller reads "
                                        "(crew rule 6): a slow callback holds the call past its timeout")
-def test_a_slow_notification_callback_does_not_hold_a_call_past_its_deadline(connect: Callable[..., Client]) -> None:
+def test_a_slow_notification_callback_does_not_hold_a_call_past_its_deadline(
+        connect: Callable[..., Client], caller_reads: None) -> None:
     release = threading.Event()
     client = connect(SILENT, on_log_message=lambda params: release.wait(1.8))
     try:
