@@ -101,7 +101,7 @@ class Client:
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
-        # thread reading (crew.py), in arrival order: keep it short, and send no requests from it.
+        # reader thread, in arrival order: keep it short, and do not send requests from it.
         self.notification_handlers: dict[str, Callable[[dict[str, Any]], None] | None] = {
             "notifications/message": on_log_message,  # LOG-09, LOG-10, LOG-11, LOG-12: the host shows or keeps them
             "notifications/resources/updated": (  # server/resources

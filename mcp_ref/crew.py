@@ -25,10 +25,13 @@ The rules:
    keeps the process alive.
 6. A caller waiting for the answer to its own request reads for itself (``read_until``) when
    nobody else is reading, until its answer is in: the answer then reaches it without waking
-   another thread, the mirror image of rule 2 on the side that asks. A peer's request that a
-   caller reads goes to the queue (rule 4): the caller is busy waiting. Only a crew told whether
-   answers are ``awaited`` does this (the stdio client: its transport can bound a read by the
-   caller's own timeout). Measured side by side (benchmarks/history.py, 2 vCPUs): the client's
+   another thread, the mirror image of rule 2 on the side that asks. A caller takes answers
+   only: when it meets anything else (a notification and its callback, a request of the peer,
+   the end of input), it hands that over with the reading (``hand_over``) and the standby takes
+   the reading up at once, so the user's callbacks and the session's end run on crew threads,
+   in order, and never hold a caller past its timeout. Only a crew told whether answers are
+   ``awaited`` does this (the stdio client: its transport can bound a read by the caller's own
+   timeout). Measured side by side (benchmarks/history.py, 2 vCPUs): the client's
    CPU per round trip fell by 12-22%, and a round trip by 14% while the machine wakes threads
    quickly (no change while wake-ups dominate); against an instant in-process peer, 250 -> 49
    us a call.
@@ -115,6 +118,7 @@ class Crew:
         self._state = threading.Condition()
         self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
         self._caller_reads = False  # the reader is a caller, not a member (rule 6)
+        self._handing_over = False  # the caller reading met what only the crew handles
         self._resting_since = 0.0  # when the reading was last put down
         self._take_up_now = False  # put down while answers were still awaited
         self._put_down_after_this = False  # the last awaited answer came in (rule 7)
@@ -271,24 +275,27 @@ class Crew:
                 return
             self._reader, self._caller_reads, self._take_up_now = me, True, False
         try:
-            while not answered() and not self._stopped:
+            while not answered() and not self._stopped and not self._handing_over:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                request = self._read(left)
-                if request is not None:  # the peer's request: a member runs it (rule 4)
-                    try:
-                        self.submit(request)
-                    except CrewFull as exc:
-                        request.refuse(f"{exc}; try again later")
+                self._read(left)  # answers only: anything else is handed over (hand_over)
         finally:
             with self._state:
                 self._reader, self._caller_reads = None, False
                 self._resting_since = time.monotonic()
-                # Other callers wait for answers that nobody reads now: the standby must not wait.
-                self._take_up_now = self._awaited()
+                # Other callers wait for answers that nobody reads now, or the caller met what
+                # only the crew handles: the standby must not wait.
+                self._take_up_now = self._handing_over or self._awaited()
+                self._handing_over = False
                 if self._take_up_now or self._standby_sleeping:
                     self._state.notify_all()
+
+    def hand_over(self) -> None:
+        """Called by ``read`` on a caller's thread (rule 6): the caller met something that is not
+        its answer (or the end of input); it stops reading, and the standby takes the reading up
+        at once, to handle that first."""
+        self._handing_over = True
 
     def answered_all(self) -> None:
         """The last awaited answer has come in: the member reading puts the reading down after

@@ -306,13 +306,13 @@ class OutgoingRequest:
         ``timeout`` overrides what is left of the budget given when the request was sent."""
         if timeout is None:
             timeout = self.timeout
-            wait = max(0.0, self.deadline - time.monotonic())
+            deadline = self.deadline
         else:
-            wait = timeout
+            deadline = time.monotonic() + timeout
         # LC-22, LC-24, PING-02: no request, initialize included, waits past its timeout
         if self.session._callers_read:  # read the answer ourselves if nobody is reading (crew.py, rule 6)
-            self.session._crew.read_until(self.future.is_set, time.monotonic() + wait)
-        if not self.future.wait(wait):
+            self.session._crew.read_until(self.future.is_set, deadline)
+        if not self.future.wait(max(0.0, deadline - time.monotonic())):
             raise self._timed_out(timeout)
         try:
             return self.future.result()
@@ -408,6 +408,7 @@ class Session:
         self._crew = Crew(name, self._read_one, max_threads=max_workers + 1, on_error=self._job_failed,
                           awaited=(lambda: bool(self._pending)) if self._callers_read else None)
         self._dispatching = False  # the reader is handling a message that must finish first
+        self._left_over: bytes | None = None  # read by a caller, for the crew to handle (_take_answer)
 
     # --- running -----------------------------------------------------------------------------
 
@@ -422,25 +423,39 @@ class Session:
 
     def _read_one(self, timeout: float | None = None) -> Request | None:
         """The reader's step (crew.py): read one message and handle it; return a request that may
-        take long, for the crew to run; None for everything else. At end of stream, close."""
-        try:
-            if timeout is None:
-                data = self._transport.receive()
-            else:  # a caller reading for itself (crew.py, rule 6): only transports with timed_receive
-                data = self._transport.receive(timeout)  # type: ignore[call-arg]
-        except TimeoutError:  # nothing came in time: the caller's own timeout will say so
-            return None
-        except McpError as exc:  # a framing error the transport recovered from
-            self._answer(None, exc)
-            return None
-        except Exception as exc:  # OSError or worse: the channel is unusable
-            if not self._closed:
-                log.debug("transport failed", exc_info=True)
-            self._shutdown(f"transport failed: {exc}")
-            return None
+        take long, for the crew to run; None for everything else. At end of stream, close.
+
+        A ``timeout`` means a caller is reading for its own answer (crew.py, rule 6; only
+        transports with ``timed_receive``): it handles answers only (see ``_take_answer``)."""
+        caller = timeout is not None
+        if self._left_over is not None:  # a message a caller read and left to the crew
+            data: bytes | None
+            data, self._left_over = self._left_over, None
+        else:
+            try:
+                data = self._transport.receive(timeout) if caller else self._transport.receive()  # type: ignore[call-arg]
+            except TimeoutError:  # nothing came in time: the caller's own timeout will say so
+                return None
+            except McpError as exc:  # a framing error the transport recovered from
+                self._answer(None, exc)
+                return None
+            except Exception as exc:  # OSError or worse: the channel is unusable
+                if caller:  # the crew will meet it too, and end the session without holding a caller
+                    self._crew.hand_over()
+                    return None
+                if not self._closed:
+                    log.debug("transport failed", exc_info=True)
+                self._shutdown(f"transport failed: {exc}")
+                return None
         if data is None:
+            if caller:  # ending the session may take seconds (a child process to stop): the crew's job
+                self._crew.hand_over()
+                return None
             self._let_running_requests_answer()
             self._shutdown(self._transport.describe_close())
+            return None
+        if caller:
+            self._take_answer(data)
             return None
         self._dispatching = True
         try:
@@ -450,6 +465,25 @@ class Session:
             return None
         finally:
             self._dispatching = False
+
+    def _take_answer(self, data: bytes) -> None:
+        """A caller reading for itself (crew.py, rule 6) takes answers, which resolve a Reply and
+        run no code of the user's. Anything else (a notification with its callback, a request of
+        the peer, a line it cannot parse) is left, with the reading, to the crew, which handles
+        it next, in order, as it handles every message: a callback that blocks then holds a crew
+        thread, never a caller past its timeout."""
+        try:
+            msg = jsonrpc.decode(data)
+            answer = jsonrpc.classify(msg) is jsonrpc.RESPONSE
+        except McpError:
+            answer = False
+        if not answer:
+            self._left_over = data
+            self._crew.hand_over()
+            return
+        if self._trace is not None:
+            self._trace("<-", data)
+        self._on_response(msg)
 
     def _let_running_requests_answer(self) -> None:
         """End of input: a request still running gets up to ``END_OF_INPUT_GRACE`` seconds to

@@ -339,6 +339,14 @@ class SubprocessTransport(StdioTransport):
                 pass
         self.process.stderr.close()
 
+    def send(self, data: bytes, timeout: float | None = None) -> None:
+        try:
+            super().send(data, timeout)
+        except BrokenPipeError:
+            # The child closed its stdin, most often by exiting: say so, with its exit code and
+            # last stderr lines, rather than only "broken pipe".
+            raise BrokenPipeError(f"the server stopped reading: {self.describe_close()}") from None
+
     def describe_close(self) -> str:
         if self._closing:
             return "the client closed the connection"
