@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, ConnectionClosed, InternalError, RequestContext, RequestTimeout, Server
+from mcp_ref import Client, ConnectionClosed, InternalError, RequestContext, RequestTimeout, Server, crew
 from mcp_ref.crew import STANDBY_DELAY, Crew
 from mcp_ref.memory import MemoryTransport
 
@@ -200,7 +200,10 @@ def stdio_client_on_threads(readers: list[tuple[str, str | None]], **kwargs: Any
     return Client.stdio(server_command(TEST_SERVER), trace=trace, timeout=10, **kwargs)
 
 
-def test_a_caller_reads_its_own_answer_when_nobody_else_is_reading() -> None:
+def test_a_caller_reads_its_own_answer_when_nobody_else_is_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The next call must find the reading still resting: under a loaded test run 5 ms between
+    # two calls is not certain, so the standby waits half a second here.
+    monkeypatch.setattr(crew, "STANDBY_DELAY", 0.5)
     readers: list[tuple[str, str | None]] = []
     with stdio_client_on_threads(readers) as client:
         readers.clear()
