@@ -312,6 +312,8 @@ def run_client(command: list[str], options: ClientOptions) -> ClientSession:
         _stop(proc)
         session.exit_code = proc.poll()
     serving.join(min(options.timeout, 2.0))  # the relay reports its last events
+    if isinstance(link, StdioLink):  # and they are read (LC-16 is judged on them), however busy we are
+        link.relay_gone.wait(min(options.timeout, 2.0))
     link.close()
     serving.join(1.0)
     if server.prober is not None:

@@ -46,6 +46,7 @@ class StdioLink(Wire):
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._data: socket.socket | None = None
         self.connected = threading.Event()
+        self.relay_gone = threading.Event()  # its events connection ended: every event is recorded
         self._send_lock = threading.Lock()
         threading.Thread(target=self._accept, name="check-link-accept", daemon=True).start()
 
@@ -102,6 +103,7 @@ class StdioLink(Wire):
         except OSError:
             pass
         self.event("relay-gone")
+        self.relay_gone.set()
 
     def event(self, name: str) -> None:
         with self._lock:
