@@ -306,7 +306,7 @@ class Crew:
     def _put_down_reading(self, me: threading.Thread) -> None:
         with self._state:
             self._put_down_after_this = False
-            if self._reader is me and not self._awaited():  # type: ignore[misc]  # set: answered_all checked
+            if self._reader is me and self._awaited is not None and not self._awaited():
                 self._reader, self._take_up_now = None, False
                 self._resting_since = time.monotonic()
                 if self._standby_sleeping:  # it must take the reading up in STANDBY_DELAY

@@ -209,24 +209,25 @@ class StdioTransport:
     def _wait_readable(self, deadline: float) -> bool:
         """Wait until the input has bytes (or its end); False when the deadline passes or the
         transport closes. One reader at a time (session.Transport), so one poll object will do."""
-        while not self._closed:
-            left = min(POLL_SLICE, deadline - time.monotonic())
-            if left <= 0:
-                return False
-            if self._readable.poll(left * 1000):
-                return True
-        return False
+        return self._wait(self._readable, deadline)
 
     def _wait_writable(self, fd: int, deadline: float | None) -> bool:
-        """Wait until ``fd`` has room; False when the deadline passes or the transport closes."""
+        """Wait until ``fd`` has room (or an error the next write will report); False when the
+        deadline passes or the transport closes."""
         poller = select.poll()  # poll, unlike select, works for any descriptor number
         poller.register(fd, select.POLLOUT)
+        return self._wait(poller, deadline)
+
+    def _wait(self, poller: select.poll, deadline: float | None) -> bool:
+        """Poll in slices of ``POLL_SLICE`` until ``poller`` reports its descriptor ready (True),
+        the deadline passes or the transport closes (False): close() never waits for a reader or
+        writer for longer than a slice."""
         while not self._closed:
             left = POLL_SLICE if deadline is None else min(POLL_SLICE, deadline - time.monotonic())
             if left <= 0:
                 return False
             if poller.poll(left * 1000):
-                return True  # room, or an error the next write will report
+                return True
         return False
 
     def close(self) -> None:
