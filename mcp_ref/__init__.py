@@ -7,7 +7,8 @@ Only light modules are imported here: werkzeug, requests and jsonschema load whe
 
 from .client import Client
 from .content import EmbeddedResource, Image
-from .jsonrpc import (
+from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
+from .messages import (
     ConnectionClosed,
     InternalError,
     InvalidParams,
@@ -19,7 +20,6 @@ from .jsonrpc import (
     RequestTimeout,
     ResourceNotFound,
 )
-from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
 from .sampling import SamplingRejected
 from .server import Server
 from .session import RequestCancelled, RequestContext

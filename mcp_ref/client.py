@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from . import lifecycle, pagination, prompts, sampling, tools
 from . import roots as roots_
-from .jsonrpc import ConnectionClosed, MethodNotFound
+from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
 from .stdio import SubprocessTransport
 
@@ -64,7 +64,7 @@ def print_trace(direction: str, data: bytes) -> None:
 def _trace_hook(trace: TraceCallback | bool | str | None) -> TraceCallback | None:
     """What ``Client(trace=...)`` means: True prints the raw wire, "explain" explains each message."""
     if trace == "explain":
-        from .explain import tracer
+        from .tooling.explain import tracer
 
         return tracer("client")
     if isinstance(trace, str):

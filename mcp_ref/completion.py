@@ -26,8 +26,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Union
 
-from . import jsonrpc
-from .jsonrpc import InvalidParams, MethodNotFound
+from . import messages
+from .messages import InvalidParams, MethodNotFound
 
 MAX_VALUES = 100  # CMP-12
 REF_TYPES = {"ref/prompt": "name", "ref/resource": "uri"}
@@ -71,17 +71,17 @@ class CompletionRegistry:
         if not self:
             raise MethodNotFound("Method not found: completion/complete (this server offers no completions)")
         # CMP-04, CMP-08: every input checked, each bad field named.
-        ref = jsonrpc.param(params, "ref", "object")
-        ref_type = jsonrpc.param(ref, "type", "string", path="ref.")
+        ref = messages.param(params, "ref", "object")
+        ref_type = messages.param(ref, "type", "string", path="ref.")
         if ref_type not in REF_TYPES:
             raise InvalidParams(f'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", not '
-                                f'{jsonrpc.printable(ref_type)!r}', {"field": "ref.type"})
-        key = jsonrpc.param(ref, REF_TYPES[ref_type], "string", path="ref.")
-        argument = jsonrpc.param(params, "argument", "object")
-        name = jsonrpc.param(argument, "name", "string", path="argument.")
-        value = jsonrpc.param(argument, "value", "string", path="argument.")
+                                f'{messages.printable(ref_type)!r}', {"field": "ref.type"})
+        key = messages.param(ref, REF_TYPES[ref_type], "string", path="ref.")
+        argument = messages.param(params, "argument", "object")
+        name = messages.param(argument, "name", "string", path="argument.")
+        value = messages.param(argument, "value", "string", path="argument.")
         if not ref_exists(ref_type, key):
-            raise InvalidParams(f"Invalid params: no {ref_type[4:]} {jsonrpc.printable(key)!r} on this server",
+            raise InvalidParams(f"Invalid params: no {ref_type[4:]} {messages.printable(key)!r} on this server",
                                 {"field": f"ref.{REF_TYPES[ref_type]}"})
         with self._lock:
             completer = self._completers.get((ref_type, key, name))
@@ -95,7 +95,7 @@ class CompletionRegistry:
             # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
-        from .signatures import context_parameter_name  # the Python side, loaded on first use
+        from .python.signatures import context_parameter_name  # the Python side, loaded on first use
 
         context = context_parameter_name(completer)
         found = completer(value, **({context: ctx} if context else {}))

@@ -35,7 +35,7 @@ import enum
 import logging
 from typing import Any
 
-from .jsonrpc import InvalidParams, InvalidRequest, McpError, MethodNotFound, param
+from .messages import InvalidParams, InvalidRequest, McpError, MethodNotFound, param
 
 log = logging.getLogger("mcp_ref.lifecycle")
 

@@ -27,8 +27,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import jsonrpc
-from .jsonrpc import InvalidParams
+from . import messages
+from .messages import InvalidParams
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 SEVERITY = {level: rank for rank, level in enumerate(LEVELS)}
@@ -37,9 +37,9 @@ STATE_KEY = "log_level"  # where a session keeps the client's chosen level
 
 def set_level(session: Any, params: dict[str, Any]) -> dict[str, Any]:
     """``logging/setLevel``: remember the minimum level for this session."""
-    level = jsonrpc.param(params, "level", "string")
+    level = messages.param(params, "level", "string")
     if level not in SEVERITY:  # LOG-03
-        raise InvalidParams(f"Invalid params: unknown log level {jsonrpc.printable(level)!r}; use one of "
+        raise InvalidParams(f"Invalid params: unknown log level {messages.printable(level)!r}; use one of "
                             f"{', '.join(LEVELS)}", {"field": "level"})
     session.state[STATE_KEY] = level  # LOG-02: this session's minimum, from now on
     return {}

@@ -30,8 +30,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from . import jsonrpc
-from .jsonrpc import InvalidParams, McpError
+from . import messages
+from .messages import InvalidParams, McpError
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ def _decode_cursor(field: str, cursor: str) -> tuple[int, str]:
         problem = f"it pages {minted_for}, not {field}"
     else:
         problem = "it is not one this server issued (or it was altered, or the server restarted)"
-    raise InvalidParams(f'Invalid params: "cursor" {jsonrpc.printable(cursor[:80])!r}: {problem}',  # PAG-03, PAG-09
+    raise InvalidParams(f'Invalid params: "cursor" {messages.printable(cursor[:80])!r}: {problem}',  # PAG-03, PAG-09
                         {"field": "cursor"})
 
 
@@ -78,7 +78,7 @@ def paginate(
     """One page of ``items`` of the list ``field`` for a list request's ``params``, and the
     cursor of the next page."""
     start = 0
-    cursor = jsonrpc.param(params, "cursor", "string", required=False)
+    cursor = messages.param(params, "cursor", "string", required=False)
     if cursor is not None:  # PAG-10: resume after the cursor
         index, last_key = _decode_cursor(field, cursor)
         # PAG-02: the cursor names the last item sent, so changes elsewhere skip and repeat nothing

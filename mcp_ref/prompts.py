@@ -30,13 +30,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import pagination
-from .jsonrpc import InternalError, InvalidParams
+from .messages import InternalError, InvalidParams
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
-    from .signatures import Signature
+    from .python.signatures import Signature
 
 log = logging.getLogger("mcp_ref.prompts")
 
@@ -58,9 +58,9 @@ class Prompt:
                  arguments: list[dict[str, Any]] | None = None):
         self.fn = fn
         self.name = name
-        from .hints import ArgumentError
-        from .returns import UnsupportedReturn, prompt_result
-        from .signatures import Signature
+        from .python.hints import ArgumentError
+        from .python.returns import UnsupportedReturn, prompt_result
+        from .python.signatures import Signature
 
         signature = Signature(fn, f"prompt {name!r}")  # refuses async functions and unusable hints
         self.description = description if description is not None else signature.doc

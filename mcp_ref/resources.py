@@ -32,15 +32,15 @@ import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import jsonrpc, pagination
+from . import messages, pagination
 from .content import is_uri
-from .jsonrpc import InternalError, InvalidParams, ResourceNotFound
+from .messages import InternalError, InvalidParams, ResourceNotFound
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
-    from .signatures import Signature
+    from .python.signatures import Signature
 
 log = logging.getLogger("mcp_ref.resources")
 
@@ -81,9 +81,9 @@ class Resource:
         self.mime_type = mime_type
         self.is_template = is_template
         what = f"resource template {uri!r}" if is_template else f"resource {uri!r}"
-        from .hints import ArgumentError
-        from .returns import UnsupportedReturn, resource_contents_list
-        from .signatures import Signature
+        from .python.hints import ArgumentError
+        from .python.returns import UnsupportedReturn, resource_contents_list
+        from .python.signatures import Signature
 
         signature = Signature(fn, what)  # refuses async functions and unusable hints
         self.description = description if description is not None else signature.doc
@@ -279,7 +279,7 @@ MAX_URI_LENGTH = 8192  # characters; longer URIs are refused before any handler 
 def _uri_param(params: dict[str, Any]) -> str:
     """The request's ``uri``: a non-empty string of at most ``MAX_URI_LENGTH`` characters with no
     NUL (raw or as ``%00``), which no file name or resource key can hold; else -32602."""
-    uri: str = jsonrpc.param(params, "uri", "string")
+    uri: str = messages.param(params, "uri", "string")
     problem = None
     if not uri:
         problem = "is empty"

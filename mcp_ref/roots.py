@@ -24,8 +24,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, Union
 
-from .jsonrpc import InternalError, MethodNotFound
 from .lifecycle import require_peer
+from .messages import InternalError, MethodNotFound
 
 Roots = Union[list[dict[str, Any]], Callable[[], list[dict[str, Any]]]]
 

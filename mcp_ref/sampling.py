@@ -26,8 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .content import message_problem
-from .jsonrpc import InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 from .lifecycle import require_peer
+from .messages import InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
 INCLUDE_CONTEXT = ("none", "thisServer", "allServers")

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import lifecycle, logs, stdio
 from .completion import Completer, CompletionRegistry
-from .jsonrpc import McpError, MethodNotFound
 from .lifecycle import Phase
+from .machinery.ratelimit import RateLimit
+from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
-from .ratelimit import RateLimit
 from .resources import ResourceRegistry
 from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
 from .tools import ToolRegistry
@@ -194,7 +194,7 @@ class Server:
     def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
         """Register a completer function, or a fixed list of values filtered by prefix."""
         if callable(completer):
-            from .signatures import refuse_async  # the Python side, loaded on first use
+            from .python.signatures import refuse_async  # the Python side, loaded on first use
 
             refuse_async(completer, f"the completer for {argument!r} of {ref!r}")
         self.completions.add(ref_type, ref, argument, completer)
@@ -202,7 +202,7 @@ class Server:
     def on_roots_changed(self, callback: F) -> F:
         """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
         on a worker thread, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
-        from .signatures import refuse_async  # the Python side, loaded on first use
+        from .python.signatures import refuse_async  # the Python side, loaded on first use
 
         refuse_async(callback, "an on_roots_changed callback")
         self._roots_callbacks.append(callback)

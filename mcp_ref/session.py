@@ -10,7 +10,7 @@ sends notifications. This module is the machinery for that, with no knowledge of
 resources. In short:
 
 1. One thread at a time, the *reader*, reads whole messages from the transport and classifies them
-   (see jsonrpc.py). Responses resolve the ``Reply`` of the waiting caller; the table of
+   (see messages.py). Responses resolve the ``Reply`` of the waiting caller; the table of
    pending requests is guarded by a lock, and whoever removes an entry from it is the one who
    resolves its Reply, so each Reply is resolved exactly once.
 2. The reader runs each incoming request itself; if one runs longer than a few milliseconds, a
@@ -48,9 +48,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from . import jsonrpc
-from .crew import Crew, CrewFull, Request
-from .jsonrpc import (
+from . import messages
+from .lifecycle import LifecycleState
+from .machinery.crew import Crew, CrewFull, Request
+from .messages import (
     ConnectionClosed,
     InternalError,
     InvalidParams,
@@ -60,7 +61,6 @@ from .jsonrpc import (
     RequestId,
     RequestTimeout,
 )
-from .lifecycle import LifecycleState
 
 log = logging.getLogger("mcp_ref.session")
 
@@ -137,7 +137,7 @@ class RequestContext:
         token = meta.get("progressToken") if isinstance(meta, dict) else None
         # PROG-02: a token is a string or an integer; anything else (1e400 is a float, infinity)
         # is no token, so we never echo a value that is not JSON.
-        self.progress_token: str | int | None = token if jsonrpc.is_valid_id(token) else None
+        self.progress_token: str | int | None = token if messages.is_valid_id(token) else None
         self._cancelled = False
         self._cancelled_event: threading.Event | None = None  # made when someone waits on it
         self.cancel_reason: str | None = None
@@ -194,7 +194,7 @@ class RequestContext:
             params["total"] = total
         try:
             self.session.notify("notifications/progress", params)
-        except jsonrpc.NotJson:  # the peer's token is a string with no UTF-8 form: drop it
+        except messages.NotJson:  # the peer's token is a string with no UTF-8 form: drop it
             log.debug("progress token %r cannot be sent back; progress not reported", self.progress_token)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> bool:
@@ -473,8 +473,8 @@ class Session:
         it next, in order, as it handles every message: a callback that blocks then holds a crew
         thread, never a caller past its timeout."""
         try:
-            msg = jsonrpc.decode(data)
-            answer = jsonrpc.classify(msg) is jsonrpc.RESPONSE
+            msg = messages.decode(data)
+            answer = messages.classify(msg) is messages.RESPONSE
         except McpError:
             answer = False
         if not answer:
@@ -619,12 +619,12 @@ class Session:
         simply does not get it (logged)."""
         # MSG-05: the response carries the id of the request it answers, unchanged
         if isinstance(outcome, McpError):
-            msg = jsonrpc.error_response(request_id, outcome)
+            msg = messages.error_response(request_id, outcome)
         else:
-            msg = jsonrpc.result_response(request_id, outcome)  # type: ignore[arg-type]  # a request's id
+            msg = messages.result_response(request_id, outcome)  # type: ignore[arg-type]  # a request's id
         try:
-            data = jsonrpc.encode(msg)
-        except jsonrpc.NotJson as exc:
+            data = messages.encode(msg)
+        except messages.NotJson as exc:
             data = self._encodable_error(request_id, outcome, method, exc)
         try:
             self._write(data)
@@ -633,22 +633,22 @@ class Session:
 
     @staticmethod
     def _encodable_error(request_id: RequestId | None, outcome: dict[str, Any] | McpError, method: str,
-                         problem: jsonrpc.NotJson) -> bytes:
+                         problem: messages.NotJson) -> bytes:
         if isinstance(outcome, McpError):
-            error = McpError(jsonrpc.printable(outcome.message), code=outcome.code)
+            error = McpError(messages.printable(outcome.message), code=outcome.code)
         else:
-            error = InternalError(f"Internal error: the result of {jsonrpc.printable(method)} cannot be sent "
+            error = InternalError(f"Internal error: the result of {messages.printable(method)} cannot be sent "
                                   f"as JSON: {problem}")
         try:
-            return jsonrpc.encode(jsonrpc.error_response(request_id, error))
-        except jsonrpc.NotJson:  # the id itself has no UTF-8 form: it cannot be echoed
-            return jsonrpc.encode(jsonrpc.error_response(None, error))
+            return messages.encode(messages.error_response(request_id, error))
+        except messages.NotJson:  # the id itself has no UTF-8 form: it cannot be echoed
+            return messages.encode(messages.error_response(None, error))
 
     def _notify_quietly(self, method: str, params: dict[str, Any] | None, timeout: float | None = None) -> None:
         """Send a notification nobody must wait for; if it cannot go out, log and move on."""
         try:
             self.notify(method, params, timeout=timeout)
-        except (McpError, TimeoutError, jsonrpc.NotJson) as exc:
+        except (McpError, TimeoutError, messages.NotJson) as exc:
             log.debug("%s: dropped %s: %s", self.name, method, exc)
 
     def start_request(
@@ -675,9 +675,9 @@ class Session:
             meta = params.get("_meta")
             params["_meta"] = {**(meta if isinstance(meta, dict) else {}), "progressToken": request_id}
         try:
-            data = jsonrpc.encode(jsonrpc.request(request_id, method, params))
-        except jsonrpc.NotJson as exc:  # the caller's mistake: say so now, keep nothing pending
-            raise InvalidParams(f"cannot send {jsonrpc.printable(method)}: its params are not strict JSON ({exc})") from None
+            data = messages.encode(messages.request(request_id, method, params))
+        except messages.NotJson as exc:  # the caller's mistake: say so now, keep nothing pending
+            raise InvalidParams(f"cannot send {messages.printable(method)}: its params are not strict JSON ({exc})") from None
         out = OutgoingRequest(self, request_id, method, timeout)
         with self._lock:
             if self._closed:
@@ -703,10 +703,10 @@ class Session:
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
         """Send a notification (no answer is expected), within ``timeout`` seconds (default: the
-        session's). Raises ``jsonrpc.NotJson`` if the params are not strict JSON."""
+        session's). Raises ``messages.NotJson`` if the params are not strict JSON."""
         if self._closed:
             raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
-        self._write(jsonrpc.encode(jsonrpc.notification(method, params)), timeout)
+        self._write(messages.encode(messages.notification(method, params)), timeout)
 
     def _forget(self, request_id: RequestId) -> bool:
         """Remove a pending request; True if it was still pending (the caller now owns its Reply)."""
@@ -720,17 +720,17 @@ class Session:
         if self._trace is not None:
             self._trace("<-", data)
         try:
-            msg = jsonrpc.decode(data)
-            kind = jsonrpc.classify(msg)
+            msg = messages.decode(data)
+            kind = messages.classify(msg)
         except InvalidRequest as exc:
             self._answer(exc.request_id, exc)
             return None
         except McpError as exc:  # ParseError: the id cannot be known, so it is null
             self._answer(None, exc)
             return None
-        if kind is jsonrpc.REQUEST:
+        if kind is messages.REQUEST:
             return self._on_incoming_request(msg)
-        if kind is jsonrpc.RESPONSE:
+        if kind is messages.RESPONSE:
             self._on_response(msg)
         else:
             self._on_incoming_notification(msg)
@@ -741,7 +741,7 @@ class Session:
         out = None
         last = False
         # CAN-11: whoever takes the entry out of the pending table resolves it; a late one finds nothing
-        if jsonrpc.is_valid_id(request_id):
+        if messages.is_valid_id(request_id):
             with self._lock:
                 out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
@@ -753,7 +753,7 @@ class Session:
             # about a message of ours it could not parse (id null). Nothing is waiting for it.
             log.debug("dropping response with no pending request: %r", msg)
             return
-        if msg.get("jsonrpc") != jsonrpc.JSONRPC_VERSION:  # MSG-01
+        if msg.get("jsonrpc") != messages.JSONRPC_VERSION:  # MSG-01
             out.future.set_exception(InvalidRequest(f'peer answered {out.method} with a message whose "jsonrpc" is not "2.0"'))
         elif "result" in msg and "error" not in msg:  # MSG-06
             result = msg["result"]
@@ -809,10 +809,10 @@ class Session:
             # MSG-09, LOG-04: a failure is -32603 with one short sentence
             # Log the details here; never send internals to the peer.
             log.exception("handler for %s failed", ctx.method)
-            outcome = InternalError(f"Internal error while handling {jsonrpc.printable(ctx.method)}")
+            outcome = InternalError(f"Internal error while handling {messages.printable(ctx.method)}")
         except BaseException as exc:  # SystemExit, KeyboardInterrupt...: still one answer per request
             log.error("handler for %s raised %s", ctx.method, type(exc).__name__)
-            outcome = InternalError(f"Internal error: the handler for {jsonrpc.printable(ctx.method)} "
+            outcome = InternalError(f"Internal error: the handler for {messages.printable(ctx.method)} "
                                     f"was stopped ({type(exc).__name__})")
             if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
                 interrupted = exc  # Ctrl-C meant for the program: answer, then let it through
@@ -850,7 +850,7 @@ class Session:
         request_id = params.get("requestId")
         reason = params.get("reason")
         with self._lock:
-            ctx = self._incoming.get(request_id) if jsonrpc.is_valid_id(request_id) else None
+            ctx = self._incoming.get(request_id) if messages.is_valid_id(request_id) else None
         if ctx is None:  # CAN-07, CAN-08, CAN-14, CAN-15, CAN-16: unknown, finished or malformed
             log.debug("ignoring cancellation of unknown request %r", request_id)
             return
@@ -865,7 +865,7 @@ class Session:
     def _on_progress(self, params: dict[str, Any]) -> None:
         token = params.get("progressToken")
         with self._lock:
-            callback = self._progress.get(token) if jsonrpc.is_valid_id(token) else None
+            callback = self._progress.get(token) if messages.is_valid_id(token) else None
         if callback is None:  # PROG-13: not a token of an active request of ours
             return
         try:

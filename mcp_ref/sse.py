@@ -69,10 +69,10 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
-from . import jsonrpc
-from .http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
-from .memory import put_end_marker
-from .relay import Relay, RelayUnavailable, UnknownSession, relay_from
+from . import messages
+from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
+from .machinery.memory import put_end_marker
+from .machinery.relay import Relay, RelayUnavailable, UnknownSession, relay_from
 
 if TYPE_CHECKING:
     from .server import Server
@@ -309,8 +309,8 @@ class SseApp:
         if len(body) > self.max_body_bytes:
             return _plain(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:
-            jsonrpc.decode(body)  # the session's own test: strict UTF-8 JSON, not nested too deeply
-        except jsonrpc.ParseError as exc:
+            messages.decode(body)  # the session's own test: strict UTF-8 JSON, not nested too deeply
+        except messages.ParseError as exc:
             return _plain(400, f"malformed JSON: {exc.message}")
         try:
             # Into the session's inbox before we answer, so the client's order is kept: here,

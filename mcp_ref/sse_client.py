@@ -31,7 +31,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError
+from .messages import CONNECTION_CLOSED, ConnectionClosed, McpError
 
 if TYPE_CHECKING:
     import socket

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, cast
 
-from .jsonrpc import ConnectionClosed, InvalidRequest
+from .messages import ConnectionClosed, InvalidRequest
 
 if TYPE_CHECKING:
     from .session import Session

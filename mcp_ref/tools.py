@@ -31,8 +31,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
-from .jsonrpc import InvalidParams, McpError
-from .quickcheck import compile_quick_check
+from .machinery.quickcheck import compile_quick_check
+from .messages import InvalidParams, McpError
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
@@ -54,9 +54,9 @@ class Tool:
                  input_schema: dict[str, Any] | None = None):
         self.fn = fn
         self.name = name
-        from .hints import ArgumentError, passes_through
-        from .returns import UnsupportedReturn, tool_result
-        from .signatures import Signature
+        from .python.hints import ArgumentError, passes_through
+        from .python.returns import UnsupportedReturn, tool_result
+        from .python.signatures import Signature
 
         signature = Signature(fn, f"tool {name!r}")  # refuses async functions and unusable hints
         self.description = description if description is not None else signature.doc

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, Server
-from mcp_ref.memory import MemoryTransport
+from mcp_ref.machinery.memory import MemoryTransport
 
 from .schema_tap import SCHEMA_PATH, SchemaTap, schema_available
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mcp_ref import jsonrpc
+from mcp_ref import messages
 
 from .schema_tap import SchemaTap
 
@@ -373,9 +373,9 @@ class Model:
 
     def outcomes(self, method: str, params: Any) -> set[str | int]:
         if method not in self.methods:
-            return {jsonrpc.METHOD_NOT_FOUND}  # before anything about params (JSON-RPC order)
+            return {messages.METHOD_NOT_FOUND}  # before anything about params (JSON-RPC order)
         if isinstance(params, list):
-            return {jsonrpc.INVALID_PARAMS}  # MCP params are always an object
+            return {messages.INVALID_PARAMS}  # MCP params are always an object
         return set(self.methods[method])
 
 
@@ -383,26 +383,26 @@ def classify(data: bytes, model: Model) -> tuple[Key, set[str | int]] | None:
     """The one answer ``data`` must get, as (answer key, acceptable outcomes); None: no answer."""
     ok, msg = strict_parse(data)
     if not ok:
-        return NULL, {jsonrpc.PARSE_ERROR}
+        return NULL, {messages.PARSE_ERROR}
     if not isinstance(msg, dict):
-        return NULL, {jsonrpc.INVALID_REQUEST}  # a bare value, or a batch
+        return NULL, {messages.INVALID_REQUEST}  # a bare value, or a batch
     key = answer_key(msg.get("id"))
     if "method" not in msg and ("result" in msg or "error" in msg):
         return None  # response-shaped: never answered, however malformed
     if msg.get("jsonrpc") != "2.0" or "method" not in msg:
-        return key, {jsonrpc.INVALID_REQUEST}
+        return key, {messages.INVALID_REQUEST}
     params = msg.get("params")
     if not isinstance(msg["method"], str) or (params is not None and not isinstance(params, (dict, list))):
-        return key, {jsonrpc.INVALID_REQUEST}
+        return key, {messages.INVALID_REQUEST}
     if "id" not in msg:
         return None  # a notification
     if not is_id(msg["id"]):
-        return NULL, {jsonrpc.INVALID_REQUEST}
+        return NULL, {messages.INVALID_REQUEST}
     outcomes = model.outcomes(msg["method"], params)
     if key == NULL:  # a string id with no UTF-8 form: answered with id null, a result as -32603
-        outcomes = {jsonrpc.INTERNAL_ERROR if o == RESULT else o for o in outcomes}
+        outcomes = {messages.INTERNAL_ERROR if o == RESULT else o for o in outcomes}
     elif RESULT in outcomes and not encodable(msg):  # a result may echo what cannot be written back
-        outcomes.add(jsonrpc.INTERNAL_ERROR)
+        outcomes.add(messages.INTERNAL_ERROR)
     return key, outcomes
 
 
@@ -439,10 +439,10 @@ class Ledger:
         self.outcomes: dict[Key, list[str | int]] = collections.defaultdict(list)
         self.problems: list[str] = []
 
-    def owe(self, messages: list[bytes]) -> None:
-        """Record what ``messages`` (as the session will read them, in order) are owed."""
+    def owe(self, lines: list[bytes]) -> None:
+        """Record what ``lines`` (as the session will read them, in order) are owed."""
         owed: list[tuple[Any, Key]] = []  # (raw id, key) of requests, for cancellations to find
-        for data in messages:
+        for data in lines:
             cancelled = cancelled_id(data)
             if cancelled is not None:
                 for raw, key in owed:
@@ -456,7 +456,7 @@ class Ledger:
             key, outcomes = expected
             raw = request_id(data)
             if raw is not None and self.answered[key] < self.required[key] + self.optional[key]:
-                outcomes.add(jsonrpc.INVALID_REQUEST)  # MSG-04: that id may still be in flight
+                outcomes.add(messages.INVALID_REQUEST)  # MSG-04: that id may still be in flight
             self.required[key] += 1
             self.allowed[key] |= outcomes
             self.lines[key].append(outcomes)

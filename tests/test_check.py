@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import requirements
-from mcp_ref.check.model import all_client_cases, all_server_cases
+from mcp_ref.tooling import requirements
+from mcp_ref.tooling.check.model import all_client_cases, all_server_cases
 
 from .conftest import ROOT, SseServerProcess
 
@@ -202,6 +202,6 @@ def test_the_client_command_needs_the_server_placeholder() -> None:
 
 
 def test_import_mcp_ref_does_not_load_the_kit() -> None:
-    code = "import sys, mcp_ref; print(sorted(m for m in sys.modules if m.startswith('mcp_ref.check')))"
+    code = "import sys, mcp_ref; print(sorted(m for m in sys.modules if m.startswith('mcp_ref.tooling.check')))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)
     assert proc.stdout.strip() == "[]"

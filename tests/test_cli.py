@@ -101,7 +101,7 @@ def test_demo_runs_and_shows_the_wire() -> None:
 
 
 def test_serve_rejects_a_bad_target() -> None:
-    proc = run("serve", "mcp_ref.jsonrpc:McpError")
+    proc = run("serve", "mcp_ref.messages:McpError")
     assert proc.returncode != 0 and "not an mcp_ref Server" in proc.stderr
 
 

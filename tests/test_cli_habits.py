@@ -26,7 +26,7 @@ import requests
 
 import mcp_ref
 from mcp_ref import Client, ConnectionClosed, stdio
-from mcp_ref.inspect_cmd import prompt_signature, render, tool_signature
+from mcp_ref.tooling.inspect_cmd import prompt_signature, render, tool_signature
 
 from .conftest import ROOT, TEST_SERVER, SseServerProcess, Waiters, server_command
 from .test_cli import MCP_REF, SERVE
@@ -277,7 +277,7 @@ def test_serve_finds_targets_from_the_current_directory(project: Path, target: s
     ("my_server:needs_arguments", "is a function that needs arguments (name)"),
     ("my_server:make_number", "returned an object of type int, not an mcp_ref Server"),
     ("my_server:hello", "is a function returning str, not a factory"),
-    ("mcp_ref.jsonrpc:McpError", "is the class McpError, not an mcp_ref Server"),
+    ("mcp_ref.messages:McpError", "is the class McpError, not an mcp_ref Server"),
 ])
 def test_serve_explains_an_unusable_target_in_one_line(project: Path, target: str, says: str) -> None:
     proc = run_cli("serve", target, cwd=project, stdin=subprocess.DEVNULL)

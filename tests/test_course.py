@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 
 import mcp_ref
-from mcp_ref import requirements
+from mcp_ref.tooling import requirements
 
 from .conftest import ROOT
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, ConnectionClosed, InternalError, RequestContext, RequestTimeout, Server, crew
-from mcp_ref.crew import STANDBY_DELAY, Crew
-from mcp_ref.memory import MemoryTransport
+from mcp_ref import Client, ConnectionClosed, InternalError, RequestContext, RequestTimeout, Server
+from mcp_ref.machinery import crew
+from mcp_ref.machinery.crew import STANDBY_DELAY, Crew
+from mcp_ref.machinery.memory import MemoryTransport
 
 from .conftest import TEST_SERVER, server_command
 

@@ -1,4 +1,4 @@
-"""The wire, explained (mcp_ref/explain.py): Client(trace="explain"), mcp-ref request --explain,
+"""The wire, explained (mcp_ref/tooling/explain.py): Client(trace="explain"), mcp-ref request --explain,
 and mcp-ref demo --explain / --step / --only.
 
 Not a spec page of its own: a teaching aid over all of them. Every line names the message's
@@ -15,9 +15,9 @@ import sys
 import pytest
 
 from mcp_ref import Client, McpError, Server
-from mcp_ref.explain import ERRORS, METHODS, Explainer
-from mcp_ref.memory import MemoryTransport
-from mcp_ref.requirements import REQUIREMENTS
+from mcp_ref.machinery.memory import MemoryTransport
+from mcp_ref.tooling.explain import ERRORS, METHODS, Explainer
+from mcp_ref.tooling.requirements import REQUIREMENTS
 
 from .conftest import ROOT, server_command
 from .test_cli import MCP_REF, SERVE, run
@@ -147,6 +147,6 @@ def test_demo_step_waits_for_enter_and_q_stops_the_tour() -> None:
 
 
 def test_explain_is_not_loaded_by_import_mcp_ref() -> None:
-    code = "import sys, mcp_ref; print('mcp_ref.explain' in sys.modules)"
+    code = "import sys, mcp_ref; print('mcp_ref.tooling.explain' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.stdout.strip() == "False"

@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, ConnectionClosed, McpError, RequestTimeout, crew
+from mcp_ref import Client, ConnectionClosed, McpError, RequestTimeout
+from mcp_ref.machinery import crew
 from mcp_ref.stdio import MAX_LINE_BYTES
 
 TESTS = Path(__file__).resolve().parent

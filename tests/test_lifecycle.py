@@ -88,7 +88,7 @@ def test_client_runs_the_lifecycle_in_order(stdio_client: Callable[..., Client],
 
 
 def test_client_disconnects_when_the_server_picks_an_unsupported_version() -> None:
-    from mcp_ref.memory import MemoryTransport
+    from mcp_ref.machinery.memory import MemoryTransport
 
     server = Server("future")
     server.request_handlers["initialize"] = lambda ctx: {

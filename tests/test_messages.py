@@ -1,7 +1,7 @@
 """basic/messages: envelopes, ids, and the error code for each kind of bad input.
 
 https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
-Unit tests of jsonrpc.py, then the same rules over a real server subprocess.
+Unit tests of messages.py, then the same rules over a real server subprocess.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mcp_ref import jsonrpc
-from mcp_ref.jsonrpc import InvalidRequest, McpError, ParseError
+from mcp_ref import messages
+from mcp_ref.messages import InvalidRequest, McpError, ParseError
 
 from .conftest import RawServer
 
 
 def test_encode_is_compact_one_line_utf8() -> None:
-    msg = jsonrpc.request(0, "tools/call", {"text": "a\nb\u2028c é"})
-    data = jsonrpc.encode(msg)
+    msg = messages.request(0, "tools/call", {"text": "a\nb\u2028c é"})
+    data = messages.encode(msg)
     assert b"\n" not in data  # TR-02
     assert b"\xe2\x80\xa8" not in data  # U+2028 escaped for peers that use splitlines()
     assert data.startswith(b'{"jsonrpc":"2.0","id":0,"method":"tools/call"')  # compact separators
@@ -48,7 +48,7 @@ def _cycle() -> dict[str, Any]:
 @example(_cycle())
 @example([[[[[[]]]]]] * 2)  # the same list twice is not a cycle
 def test_encode_writes_what_json_dumps_writes_and_refuses_what_it_refuses(value: Any) -> None:
-    """encode uses json's C encoder built once, without its check for cycles (jsonrpc.py): for any
+    """encode uses json's C encoder built once, without its check for cycles (messages.py): for any
     value, it writes the same bytes as json.dumps with the same options, or refuses with NotJson."""
     try:
         expected: bytes | None = json.dumps({"result": value}, separators=(",", ":"), ensure_ascii=False,
@@ -56,10 +56,10 @@ def test_encode_writes_what_json_dumps_writes_and_refuses_what_it_refuses(value:
     except (ValueError, TypeError, UnicodeEncodeError):
         expected = None
     if expected is None:
-        with pytest.raises(jsonrpc.NotJson):
-            jsonrpc.encode({"result": value})
+        with pytest.raises(messages.NotJson):
+            messages.encode({"result": value})
     else:
-        assert jsonrpc.encode({"result": value}) == expected.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
+        assert messages.encode({"result": value}) == expected.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
             b"\xe2\x80\xa9", b"\\u2029")
 
 
@@ -80,26 +80,26 @@ def _deep() -> list[Any]:
     ("\ud800", "a string holds '\\ud800', which is not valid Unicode text"),
 ], ids=["cycle", "deep", "long int", "nan", "object", "tuple key", "surrogate"])
 def test_encode_says_why_it_cannot(value: Any, problem: str) -> None:
-    with pytest.raises(jsonrpc.NotJson) as info:
-        jsonrpc.encode({"result": value})
+    with pytest.raises(messages.NotJson) as info:
+        messages.encode({"result": value})
     assert str(info.value).startswith(problem)
 
 
 @pytest.mark.parametrize("msg, kind", [
-    ({"jsonrpc": "2.0", "id": 0, "method": "ping"}, jsonrpc.REQUEST),
-    ({"jsonrpc": "2.0", "id": "abc", "method": "ping"}, jsonrpc.REQUEST),
-    ({"jsonrpc": "2.0", "id": -5, "method": "ping", "params": {}}, jsonrpc.REQUEST),
-    ({"jsonrpc": "2.0", "method": "notifications/initialized"}, jsonrpc.NOTIFICATION),
-    ({"jsonrpc": "2.0", "id": 1, "result": {}}, jsonrpc.RESPONSE),
-    ({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}, jsonrpc.RESPONSE),
-    ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}, jsonrpc.RESPONSE),
-    ({"jsonrpc": "2.0", "id": 1, "method": "x", "unknownField": {"kept": True}}, jsonrpc.REQUEST),
+    ({"jsonrpc": "2.0", "id": 0, "method": "ping"}, messages.REQUEST),
+    ({"jsonrpc": "2.0", "id": "abc", "method": "ping"}, messages.REQUEST),
+    ({"jsonrpc": "2.0", "id": -5, "method": "ping", "params": {}}, messages.REQUEST),
+    ({"jsonrpc": "2.0", "method": "notifications/initialized"}, messages.NOTIFICATION),
+    ({"jsonrpc": "2.0", "id": 1, "result": {}}, messages.RESPONSE),
+    ({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}, messages.RESPONSE),
+    ({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}, messages.RESPONSE),
+    ({"jsonrpc": "2.0", "id": 1, "method": "x", "unknownField": {"kept": True}}, messages.REQUEST),
     # response-shaped, however malformed: never answered (the session fails what they answer)
-    ({"jsonrpc": "1.0", "id": 1, "result": {}}, jsonrpc.RESPONSE),
-    ({"id": 1, "error": {"code": -1, "message": "no"}}, jsonrpc.RESPONSE),
+    ({"jsonrpc": "1.0", "id": 1, "result": {}}, messages.RESPONSE),
+    ({"id": 1, "error": {"code": -1, "message": "no"}}, messages.RESPONSE),
 ])
 def test_classify_valid(msg: dict[str, Any], kind: str) -> None:
-    assert jsonrpc.classify(msg) == kind
+    assert messages.classify(msg) == kind
 
 
 @pytest.mark.parametrize("msg, readable_id", [
@@ -116,7 +116,7 @@ def test_classify_valid(msg: dict[str, Any], kind: str) -> None:
 ])
 def test_classify_invalid_gives_32600_with_readable_id(msg: Any, readable_id: Any) -> None:
     with pytest.raises(InvalidRequest) as info:
-        jsonrpc.classify(msg)
+        messages.classify(msg)
     assert info.value.code == -32600
     assert info.value.request_id == readable_id
 
@@ -127,22 +127,22 @@ def test_decode_rejects_non_json_and_bad_utf8() -> None:
                  '{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16"),  # JSON, but not UTF-8
                  b"1" * 4301):  # more digits than Python reads
         with pytest.raises(ParseError) as info:
-            jsonrpc.decode(data)
+            messages.decode(data)
         assert info.value.code == -32700
 
 
 def test_error_round_trip_keeps_code_message_data_and_picks_subclass() -> None:
-    wire = jsonrpc.error_response(3, jsonrpc.ResourceNotFound("Resource not found", {"uri": "x://y"}))
+    wire = messages.error_response(3, messages.ResourceNotFound("Resource not found", {"uri": "x://y"}))
     assert wire == {"jsonrpc": "2.0", "id": 3, "error": {"code": -32002, "message": "Resource not found", "data": {"uri": "x://y"}}}
     exc = McpError.from_error(wire["error"])
-    assert isinstance(exc, jsonrpc.ResourceNotFound) and exc.code == -32002 and exc.data == {"uri": "x://y"}
+    assert isinstance(exc, messages.ResourceNotFound) and exc.code == -32002 and exc.data == {"uri": "x://y"}
     custom = McpError.from_error({"code": -1, "message": "User rejected sampling request"})
     assert type(custom) is McpError and custom.code == -1
 
 
 def test_request_timeout_is_a_timeout_error() -> None:
-    assert issubclass(jsonrpc.RequestTimeout, TimeoutError)
-    assert issubclass(jsonrpc.RequestTimeout, McpError)
+    assert issubclass(messages.RequestTimeout, TimeoutError)
+    assert issubclass(messages.RequestTimeout, McpError)
 
 
 # --- over the wire, against a real server process ---------------------------------------------
@@ -220,7 +220,7 @@ def test_a_response_with_a_wrong_jsonrpc_is_never_answered(raw: RawServer) -> No
 
 
 def test_decode_keeps_what_json_means() -> None:
-    assert jsonrpc.decode(b'\xef\xbb\xbf{"a":1e400,"b":"\\ud800","c":-0}') == {"a": float("inf"), "b": "\ud800", "c": 0}
+    assert messages.decode(b'\xef\xbb\xbf{"a":1e400,"b":"\\ud800","c":-0}') == {"a": float("inf"), "b": "\ud800", "c": 0}
 
 
 def test_seeded_fuzz_never_crashes_the_server_or_goes_unanswered(raw: RawServer) -> None:

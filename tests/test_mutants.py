@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref import notes
-from mcp_ref.requirements import REQUIREMENTS
+from mcp_ref.tooling import notes
+from mcp_ref.tooling.requirements import REQUIREMENTS
 
 from .conftest import ROOT
 from .mutants import MUTANTS, copy_repository, run_mutant

@@ -36,8 +36,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mcp_ref import Client, InvalidRequest, McpError, RequestTimeout, Server, jsonrpc
-from mcp_ref.memory import MemoryTransport
+from mcp_ref import Client, InvalidRequest, McpError, RequestTimeout, Server, messages
+from mcp_ref.machinery.memory import MemoryTransport
 
 from . import hostile, servers
 from .conftest import DEMO_SERVER, ROOT, server_command
@@ -68,16 +68,16 @@ AS_SERVER = {"ping": {}, "tools/list": {"tools": []}, "initialize": {
 # What the demo server may answer to each of its methods, given params that are an object (or none).
 LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 DEMO = Model({
-    "initialize": {jsonrpc.INVALID_REQUEST},  # the session is initialized already: one per session
+    "initialize": {messages.INVALID_REQUEST},  # the session is initialized already: one per session
     "ping": {RESULT},
-    **{method: {RESULT, jsonrpc.INVALID_PARAMS} for method in (
+    **{method: {RESULT, messages.INVALID_PARAMS} for method in (
         *LISTS, "tools/call", "prompts/get", "resources/unsubscribe", "logging/setLevel", "completion/complete")},
-    "resources/read": {RESULT, jsonrpc.INVALID_PARAMS, jsonrpc.RESOURCE_NOT_FOUND},
-    "resources/subscribe": {RESULT, jsonrpc.INVALID_PARAMS, jsonrpc.RESOURCE_NOT_FOUND},
+    "resources/read": {RESULT, messages.INVALID_PARAMS, messages.RESOURCE_NOT_FOUND},
+    "resources/subscribe": {RESULT, messages.INVALID_PARAMS, messages.RESOURCE_NOT_FOUND},
 })
-DEMO_AND_TESTS = Model({**DEMO.methods, "test/echo": {RESULT}, "test/returns": {jsonrpc.INTERNAL_ERROR},
-                        "test/raises": {jsonrpc.INTERNAL_ERROR}})
-CLIENT = Model({"ping": {RESULT}, "roots/list": {RESULT}, "sampling/createMessage": {RESULT, jsonrpc.INVALID_PARAMS}})
+DEMO_AND_TESTS = Model({**DEMO.methods, "test/echo": {RESULT}, "test/returns": {messages.INTERNAL_ERROR},
+                        "test/raises": {messages.INTERNAL_ERROR}})
+CLIENT = Model({"ping": {RESULT}, "roots/list": {RESULT}, "sampling/createMessage": {RESULT, messages.INVALID_PARAMS}})
 
 TO_SERVER = hostile.lines(hostile.SPEC_METHODS + hostile.TEST_METHODS, hostile.SERVER_METHODS + hostile.TEST_METHODS)
 TO_CLIENT = hostile.lines(hostile.CLIENT_METHODS + hostile.SPEC_METHODS, hostile.CLIENT_METHODS)
@@ -335,10 +335,10 @@ def test_a_response_with_a_wrong_jsonrpc_fails_the_request_it_answers_at_once() 
 def test_we_never_write_a_surrogate_as_an_escape() -> None:
     """Our output is UTF-8 JSON text: characters beyond U+FFFF go out as UTF-8, never as a pair of
     ``\\udXXX`` escapes, and a lone surrogate (no UTF-8 form) is refused, not escaped."""
-    data = jsonrpc.encode({"jsonrpc": "2.0", "method": "x", "params": {"s": "\U0001f600 é \u2028"}})
+    data = messages.encode({"jsonrpc": "2.0", "method": "x", "params": {"s": "\U0001f600 é \u2028"}})
     assert "\U0001f600".encode() in data and not hostile.SURROGATE_ESCAPE.search(data)
-    with pytest.raises(jsonrpc.NotJson):
-        jsonrpc.encode({"s": "\ud800"})
+    with pytest.raises(messages.NotJson):
+        messages.encode({"s": "\ud800"})
     # The check the properties apply to every message: an escape, but not an escaped backslash.
     assert hostile.SURROGATE_ESCAPE.search(b'{"s":"\\ud800"}') and hostile.SURROGATE_ESCAPE.search(b'"\\\\\\uDFFF"')
     assert not hostile.SURROGATE_ESCAPE.search(b'{"s":"\\\\ud800"}')

@@ -24,7 +24,7 @@ import pydantic
 import pytest
 
 from mcp_ref import Client, InvalidParams, RequestContext, ResourceNotFound, Server
-from mcp_ref.signatures import Signature, docstring_descriptions
+from mcp_ref.python.signatures import Signature, docstring_descriptions
 
 from .conftest import ROOT
 

@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mcp_ref import Client, InvalidParams, Server
-from mcp_ref.quickcheck import compile_quick_check
-from mcp_ref.signatures import Signature
+from mcp_ref.machinery.quickcheck import compile_quick_check
+from mcp_ref.python.signatures import Signature
 from mcp_ref.tools import Tool
 
 JSON_TYPES = ["string", "integer", "number", "boolean", "null", "array", "object"]

@@ -1,4 +1,4 @@
-"""Several processes behind one HTTP+SSE endpoint, through a relay (mcp_ref/relay.py).
+"""Several processes behind one HTTP+SSE endpoint, through a relay (mcp_ref/machinery/relay.py).
 
 Not a spec section: it keeps basic/transports#http-with-sse working when a session's POSTs land
 on another process than its stream. Real parts throughout (tests/real_parts.py): a real
@@ -26,7 +26,7 @@ import pytest
 import requests
 
 from mcp_ref import Client, ConnectionClosed
-from mcp_ref.relay import RedisRelay, RelayUnavailable, session_hash
+from mcp_ref.machinery.relay import RedisRelay, RelayUnavailable, session_hash
 from mcp_ref.sse import SseHttpServer
 
 from .conftest import Waiters
@@ -254,7 +254,7 @@ def test_the_session_id_never_reaches_redis_only_its_hash(
 
 def test_redis_down_is_503_within_seconds_local_posts_go_on_and_all_comes_back(
         caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="mcp_ref.relay")
+    caplog.set_level(logging.WARNING, logger="mcp_ref.machinery.relay")
     with RedisServer() as redis_server, make_server().sse_server(relay=redis_server.url) as a, \
             make_server().sse_server(relay=redis_server.url) as b:
         old = RawSession(a.url)
@@ -286,7 +286,7 @@ def test_redis_down_is_503_within_seconds_local_posts_go_on_and_all_comes_back(
 
 def test_a_process_starts_while_redis_is_unreachable_and_works_fully_once_it_is_up(
         caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="mcp_ref.relay")
+    caplog.set_level(logging.WARNING, logger="mcp_ref.machinery.relay")
     redis_server = RedisServer()  # its port chosen, nothing listening yet
     with ExitStack() as stack:
         started = time.monotonic()

@@ -1,4 +1,4 @@
-"""The requirement index (mcp_ref/requirements.py) against the shared requirement list.
+"""The requirement index (mcp_ref/tooling/requirements.py) against the shared requirement list.
 
 Not a spec page of its own. Where ../shared/spec/REQUIREMENTS-2024-11-05.md is present the
 index must carry the same IDs in the same order, with the same levels, on the page of the
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref import requirements
-from mcp_ref.requirements import REQUIREMENTS, Requirement, get, on_page, search
+from mcp_ref.tooling import requirements
+from mcp_ref.tooling.requirements import REQUIREMENTS, Requirement, get, on_page, search
 
 from .conftest import ROOT
 
@@ -242,7 +242,7 @@ def test_every_id_cited_in_the_code_and_the_notes_exists() -> None:
 
 
 def test_import_mcp_ref_does_not_load_the_index() -> None:
-    code = "import sys, mcp_ref; print('mcp_ref.requirements' in sys.modules)"
+    code = "import sys, mcp_ref; print('mcp_ref.tooling.requirements' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"

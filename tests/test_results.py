@@ -25,7 +25,7 @@ import pydantic
 import pytest
 
 from mcp_ref import Client, EmbeddedResource, Image, InternalError, Server
-from mcp_ref.returns import UnsupportedReturn, prompt_result, resource_contents_list, tool_result
+from mcp_ref.python.returns import UnsupportedReturn, prompt_result, resource_contents_list, tool_result
 
 from .schema_tap import SchemaTap
 

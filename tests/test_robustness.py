@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, ConnectionClosed, InvalidParams, RequestTimeout, Server
-from mcp_ref.memory import MemoryTransport
+from mcp_ref.machinery.memory import MemoryTransport
 
 from .conftest import ROOT, RawServer, server_command, strict_json
 

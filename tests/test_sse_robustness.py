@@ -398,7 +398,7 @@ def sse_stream() -> Iterator[tuple[RawStream, str]]:
 ], ids=["deep", "nan", "utf-16", "surrogate-bytes"])
 def test_a_body_that_is_not_strict_json_is_answered_400(sse_stream: tuple[RawStream, str], body: bytes,
                                                         says: str) -> None:
-    """The same test as the session's own (jsonrpc.decode), made before the 202."""
+    """The same test as the session's own (messages.decode), made before the 202."""
     stream, endpoint = sse_stream
     response = post(endpoint, body)
     assert response.status_code == 400 and says in response.text, response.text

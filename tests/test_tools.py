@@ -14,8 +14,8 @@ from typing import Any, Literal
 import pytest
 
 from mcp_ref import Client, InvalidParams, MethodNotFound, RequestContext, RequestTimeout, Server
-from mcp_ref.returns import tool_result
-from mcp_ref.signatures import Signature
+from mcp_ref.python.returns import tool_result
+from mcp_ref.python.signatures import Signature
 
 
 def test_list_tools_with_derived_schemas(connect: Callable[..., Client]) -> None:

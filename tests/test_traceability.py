@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref import notes
-from mcp_ref.requirements import REQUIREMENTS
+from mcp_ref.tooling import notes
+from mcp_ref.tooling.requirements import REQUIREMENTS
 
 from .conftest import ROOT
 
@@ -108,7 +108,8 @@ def test_comment_citations_ignore_docstrings_and_the_files_that_only_name_ids() 
     comment = next(n for n, line in enumerate(lines, start=1) if line.strip().startswith("# LC-12: the proposal"))
     assert ("mcp_ref/lifecycle.py", comment) in cited["LC-12"]
     paths = {path for places in cited.values() for path, _ in places}
-    assert not {p for p in paths if p.startswith(("mcp_ref/requirements.py", "mcp_ref/explain.py", "mcp_ref/check/"))}
+    only_naming = ("mcp_ref/tooling/requirements.py", "mcp_ref/tooling/explain.py", "mcp_ref/tooling/check/")
+    assert not {p for p in paths if p.startswith(only_naming)}
 
 
 # --- mcp-ref spec ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from mcp_ref import Client, ConnectionClosed, RequestContext, Server
-from mcp_ref.relay import LocalRelay
+from mcp_ref.machinery.relay import LocalRelay
 from mcp_ref.sse import HttpError, SseHttpServer
 
 from .conftest import Waiters

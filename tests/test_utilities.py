@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, McpError, RequestCancelled, RequestContext, RequestTimeout, Server
-from mcp_ref.memory import MemoryTransport
+from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref.session import Session
 
 

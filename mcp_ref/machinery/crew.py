@@ -62,7 +62,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-log = logging.getLogger("mcp_ref.crew")
+log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
 IDLE_AFTER = 0.1  # seconds without a request after which the standby sleeps until woken

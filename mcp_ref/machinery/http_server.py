@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 if TYPE_CHECKING:
-    from .sse import SseApp
+    from ..sse import SseApp
 
 # Seconds a client has to send a whole request, from the moment it connects: a thread waiting
 # for a request that never completes is a thread lost to every other client.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .jsonrpc import RateLimited
+from ..messages import RateLimited
 
 
 class RateLimit:

@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import redis
 
-log = logging.getLogger("mcp_ref.relay")
+log = logging.getLogger("mcp_ref.machinery.relay")
 
 Deliver = Callable[[bytes], None]
 
@@ -188,7 +188,7 @@ def relay_from(relay: Relay | str | None) -> tuple[Relay, bool]:
         return RedisRelay(relay), True
     if not isinstance(relay, Relay):
         raise TypeError(f"relay must be a redis:// URL or an object with hold, release, publish, is_live "
-                        f"and close (see mcp_ref.relay.Relay), not {type(relay).__name__}")
+                        f"and close (see mcp_ref.machinery.relay.Relay), not {type(relay).__name__}")
     return relay, False
 
 

@@ -66,7 +66,7 @@ import uuid
 from pathlib import PurePath
 from typing import Any
 
-from .content import (
+from ..content import (
     EmbeddedResource,
     Image,
     content_problem,
@@ -78,7 +78,7 @@ from .content import (
     text,
 )
 
-log = logging.getLogger("mcp_ref.returns")
+log = logging.getLogger("mcp_ref.python.returns")
 
 BYTES_URI = "mcp-ref://bytes/sha256/{}"  # where a tool's bytes of unknown type are embedded
 _CONTENTS_KEYS = {"uri", "mimeType", "text", "blob", "_meta"}

@@ -46,10 +46,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
-from . import stdio
-from .client import Client
-from .jsonrpc import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
-from .server import Server
+from .. import stdio
+from ..client import Client
+from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
+from ..server import Server
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
 __all__ = ["TraceFile", "build_parser", "load_server", "main"]
@@ -102,13 +102,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None) -> int:
-    from .sse import LOCAL_HOSTS
+    from ..sse import LOCAL_HOSTS
 
     options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
     if args.relay:
-        from .relay import RedisRelay
+        from ..machinery.relay import RedisRelay
 
         try:
             options["relay"] = RedisRelay(args.relay)

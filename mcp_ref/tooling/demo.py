@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from .client import Client
-from .jsonrpc import McpError
+from ..client import Client
+from ..messages import McpError
 
 _print_lock = threading.Lock()
 

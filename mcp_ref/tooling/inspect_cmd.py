@@ -18,8 +18,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from .client import Client
-from .jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT, McpError
+from ..client import Client
+from ..messages import CONNECTION_CLOSED, REQUEST_TIMEOUT, McpError
 
 
 def gather(client: Client) -> dict[str, Any]:

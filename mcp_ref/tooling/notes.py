@@ -14,7 +14,7 @@ prove it. This module reads those tables and answers three questions about an ID
    ``# ID`` comments of the implementation (the index, the explainer's table and the checker,
    which name IDs without enforcing them, are left out).
 3. Where is a code name? ``CodeIndex().locate("Session.start_request")`` finds a name the notes
-   use, by reading the package's source (nothing is imported): a module (``jsonrpc.py``,
+   use, by reading the package's source (nothing is imported): a module (``messages.py``,
    ``lifecycle``), a top-level name, or an attribute of a class (a method, a class constant or
    an attribute set on ``self``).
 
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # mcp_ref/ (this file is in mcp_ref/tooling/)
 ROOT = PACKAGE.parent
 
 # Files that name IDs without enforcing them: the index, the explainer's table, the checker.
-NOT_ENFORCING = ("requirements.py", "explain.py", "notes.py", "spec_cmd.py", "check/")
+NOT_ENFORCING = tuple(f"tooling/{name}" for name in ("requirements.py", "explain.py", "notes.py", "spec_cmd.py", "check/"))
 
 _ID = r"[A-Z]{2,5}-\d{2}"
 _ID_WORD = re.compile(rf"(?<![A-Za-z0-9-])({_ID})(?!\d)")
@@ -55,7 +55,7 @@ class NoteRow:
     line: int
     ids: tuple[str, ...]
     text: str  # "what we do"
-    code: tuple[str, ...]  # names as the note writes them: "Session.start_request", "jsonrpc.py"
+    code: tuple[str, ...]  # names as the note writes them: "Session.start_request", "messages.py"
     tests: tuple[str, ...]  # "tests/test_lifecycle.py::test_phase_gate", or a whole file
 
     @property
@@ -256,7 +256,7 @@ class CodeIndex:
     def locate(self, name: str) -> list[tuple[str, int]]:
         """Where ``name`` is defined: (path relative to the repository, line); [] if nowhere.
 
-        ``name`` as the notes write it: ``jsonrpc.py``; ``lifecycle.negotiate_version``;
+        ``name`` as the notes write it: ``messages.py``; ``lifecycle.negotiate_version``;
         ``Session._on_response``; ``ToolRegistry.add/remove`` (both); ``Client(roots=...)``
         (the class). Each part of a ``/`` list must be found.
         """

@@ -408,7 +408,7 @@ def get(requirement_id: str) -> Requirement:
 
     close = difflib.get_close_matches(key, REQUIREMENTS, n=5, cutoff=0.6)
     hint = f"did you mean {', '.join(close)}?" if close else "IDs look like LC-08 or TOOL-18"
-    raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint} (mcp_ref.requirements.REQUIREMENTS lists all)")
+    raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint} (mcp_ref.tooling.requirements.REQUIREMENTS lists all)")
 
 
 def _page_key(page: str) -> str:

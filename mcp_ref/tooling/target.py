@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-from .server import Server
+from ..server import Server
 
 HINT = "give MODULE:ATTRIBUTE (e.g. my_server:server) or path/to/file.py:ATTRIBUTE"
 
@@ -118,7 +118,7 @@ def _describe(obj: object) -> str:
 def user_traceback(exc: BaseException) -> str:
     """The traceback of an exception raised while importing the user's module, from the user's
     first frame on, without the import machinery's frames in between."""
-    ours = str(Path(__file__).resolve().parent)
+    ours = str(Path(__file__).resolve().parents[1])  # the mcp_ref package
     te = traceback.TracebackException.from_exception(exc)
     frames = [frame for frame in te.stack if not _is_importlib(frame.filename)]
     while frames and frames[0].filename.startswith(ours):  # how mcp-ref got to the import

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_ref import Client, RequestContext, Server
-from mcp_ref.memory import MemoryTransport
+from mcp_ref.machinery.memory import MemoryTransport
 
 NEWER_TOOL = {
     "name": "search", "title": "Search the web", "description": "Find pages.",

@@ -1,4 +1,4 @@
-"""mcp_ref.check: a conformance checker for MCP 2024-11-05 servers and clients (``mcp-ref check``).
+"""mcp_ref.tooling.check: a conformance checker for MCP 2024-11-05 servers and clients (``mcp-ref check``).
 
 Not a spec section: a test kit that judges another implementation requirement by requirement,
 over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
@@ -11,13 +11,13 @@ over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
 2. ``mcp-ref check client`` runs a client command against the kit's own checking server
    (client_links.py, relay.py), records what the client does and probes it (client_check.py),
    then judges the session (client_cases.py).
-3. Every case names its requirement IDs (mcp_ref/requirements.py gives their level) and ends
+3. Every case names its requirement IDs (mcp_ref/tooling/requirements.py gives their level) and ends
    PASS, FAIL (a MUST not met), WARN (a SHOULD not met) or SKIP; a failure shows what was sent
    and what came back (report.py: text, JSON, JUnit XML).
 
 ``import mcp_ref`` does not import this package. From Python::
 
-    from mcp_ref.check.server_check import Options, Target, run_server_check
+    from mcp_ref.tooling.check.server_check import Options, Target, run_server_check
     results, discovery = run_server_check(Target(stdio="mcp-ref serve"), Options())
 """
 

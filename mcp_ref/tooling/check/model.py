@@ -6,7 +6,7 @@ Not a spec section: the conformance checker's model (see __init__.py).
    spec page it belongs to and the requirement IDs it checks (``@server_case("server/tools",
    "TOOL-18")``). Its docstring says, in our words, what it checks.
 2. While it runs, a case records *findings*: "requirement X is not met, because ...". Each
-   finding names one requirement ID; the index (mcp_ref/requirements.py) gives that ID's
+   finding names one requirement ID; the index (mcp_ref/tooling/requirements.py) gives that ID's
    strength, and the strength decides the status: an unmet MUST makes the case FAIL, an unmet
    SHOULD makes it WARN, a MAY never fails (it is noted).
 3. A case that cannot apply (an undeclared capability, another transport, a tool call without
