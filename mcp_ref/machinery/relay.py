@@ -19,6 +19,13 @@ message from where it arrived to the process holding the stream. In short:
    one channel per session, named after a hash of the session id; ``PUBLISH`` says how many
    processes heard the message, so 0 means no such session, at once. Another broker fits by
    implementing ``Relay``.
+5. Streamable HTTP (streamable_http.py) answers a request on the response of the POST that
+   carried it, so what the holder sends must come back to the process the POST arrived at.
+   That process opens a *mailbox* (``open_mailbox()``: an address and a bounded queue) and
+   sends its address along with the message; the holder ``post``s each answer to that
+   address. Through Redis the mailbox is the relaying process's own acknowledgement channel
+   (below), so it costs no subscription; ``post`` says whether any process heard it (False:
+   the relaying process is gone, stop sending).
 
 How a message finds its session through Redis (S the session id, H its sha256)::
 
@@ -58,6 +65,7 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import secrets
 import threading
 import time
@@ -94,6 +102,54 @@ SILENCE_LIMIT = 3.0
 RECONNECT_FIRST, RECONNECT_MAX = 0.1, 1.0
 # Redis connections for commands (PUBLISH, acknowledgements) per process.
 MAX_CONNECTIONS = 64
+
+
+# Where messages for a mailbox of this very process are addressed, with no broker in between.
+LOCAL_MAILBOXES = "local"
+
+
+class Mailbox:
+    """Messages sent back to this process for one relayed POST or stream: ``address`` names it for
+    the holder, ``get(timeout)`` takes the next (None: the sender said it is done, or the mailbox
+    overflowed: ``overflowed`` then says so). At most ``max_queued`` wait; the relay's thread,
+    which puts them in, never blocks: one more than that and the mailbox is given up."""
+
+    def __init__(self, address: str, max_queued: int, on_close: Callable[[Mailbox], None]) -> None:
+        self.address = address
+        self.token = address.rpartition(" ")[2]
+        self.overflowed = False
+        self._ended = False
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[bytes | None] = queue.Queue(max_queued + 1)  # room for the end marker
+        self._max = max_queued
+        self._on_close = on_close
+
+    def put(self, data: bytes) -> None:
+        """A message arrived (``b""``: the sender is done). Never blocks."""
+        with self._lock:
+            if self._ended:
+                return
+            if data and self._queue.qsize() < self._max:
+                self._queue.put_nowait(data)
+                return
+            self._ended = True
+            if data:
+                self.overflowed = True
+                log.warning("relay: a mailbox overflowed (%d messages unread); its stream ends", self._max)
+            self._queue.put_nowait(None)
+
+    def get(self, timeout: float | None = None) -> bytes | None:
+        """The next message, waiting at most ``timeout``; ``queue.Empty`` if none came."""
+        return self._queue.get(timeout=timeout)
+
+    def close(self) -> None:
+        self._on_close(self)
+
+    def __enter__(self) -> Mailbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class UnknownSession(LookupError):
@@ -143,6 +199,7 @@ class LocalRelay:
     def __init__(self) -> None:
         self._local: dict[str, Deliver] = {}
         self._local_lock = threading.Lock()
+        self._mailboxes: dict[str, Mailbox] = {}
 
     def hold(self, session_id: str, deliver: Deliver) -> None:
         with self._local_lock:
@@ -175,6 +232,40 @@ class LocalRelay:
         if deliver is None:
             return False
         deliver(body)
+        return True
+
+    # --- mailboxes (point 5 of the module docstring) -------------------------------------------
+
+    def _mailbox_channel(self) -> str:
+        return LOCAL_MAILBOXES
+
+    def open_mailbox(self, max_queued: int) -> Mailbox:
+        """A mailbox of this process for messages sent back by a session's holder; close it
+        when done (a ``with`` block does)."""
+        address = f"{self._mailbox_channel()} {secrets.token_hex(8)}"
+        mailbox = Mailbox(address, max_queued, self._close_mailbox)
+        with self._local_lock:
+            self._mailboxes[mailbox.token] = mailbox
+        return mailbox
+
+    def _close_mailbox(self, mailbox: Mailbox) -> None:
+        with self._local_lock:
+            if self._mailboxes.get(mailbox.token) is mailbox:
+                del self._mailboxes[mailbox.token]
+
+    def post(self, address: str, data: bytes) -> bool:
+        """Send ``data`` to the mailbox at ``address`` (``b""`` says "done"); whether it is there."""
+        channel, _, token = address.partition(" ")
+        if channel not in (LOCAL_MAILBOXES, self._mailbox_channel()):
+            return False
+        return self._into_mailbox(token, data)
+
+    def _into_mailbox(self, token: str, data: bytes) -> bool:
+        with self._local_lock:
+            mailbox = self._mailboxes.get(token)
+        if mailbox is None:
+            return False
+        mailbox.put(data)
         return True
 
 
@@ -246,7 +337,7 @@ class RedisRelay(LocalRelay):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        self._local, self._local_lock = {}, threading.Lock()
+        self._local, self._local_lock, self._mailboxes = {}, threading.Lock(), {}
         self._lock = threading.Lock()  # guards everything below, and every write to _conn
         self._by_hash: dict[str, Deliver] = {}  # the sessions held here, by hash
         self._acks: dict[str, _Ack] = {}  # relayed POSTs of this process waiting for their ack
@@ -352,6 +443,22 @@ class RedisRelay(LocalRelay):
                     raise UnknownSession(session_id)
             except RelayUnavailable:
                 pass  # Redis cannot say now: wait on until the deadline
+
+    def _mailbox_channel(self) -> str:
+        return self._ack_channel  # mailboxes ride on this process's acknowledgement channel
+
+    def post(self, address: str, data: bytes) -> bool:
+        channel, _, token = address.partition(" ")
+        if channel in (LOCAL_MAILBOXES, self._ack_channel):
+            return self._into_mailbox(token, data)  # a mailbox of this process: no Redis round trip
+        if not channel.startswith(f"{PREFIX}:ack:"):
+            return False  # not an address any process of ours gives out
+        try:
+            heard = self._redis.publish(channel, b"box " + token.encode() + b"\n" + data)
+        except Exception as exc:  # redis.RedisError, or an OSError under it
+            log.debug("relay: PUBLISH to a mailbox on Redis at %s failed: %s", self.where, self._redact(exc))
+            raise RelayUnavailable("Redis did not take the message") from None
+        return bool(heard)
 
     def is_live(self, session_id: str) -> bool:
         if super().is_live(session_id):
@@ -460,6 +567,10 @@ class RedisRelay(LocalRelay):
 
     def _on_message(self, channel: bytes, payload: bytes) -> None:
         if channel == self._ack_channel.encode():
+            if payload.startswith(b"box "):  # a message for one of our mailboxes (point 5)
+                token, _, data = payload[4:].partition(b"\n")
+                self._into_mailbox(token.decode("ascii", "replace"), data)
+                return
             nonce, _, outcome = payload.decode("ascii", "replace").partition(" ")
             with self._lock:
                 ack = self._acks.get(nonce)
