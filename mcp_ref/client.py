@@ -170,6 +170,37 @@ class Client:
         return cls._connected(transport, timeout=timeout, **kwargs)
 
     @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        fallback: bool = True,
+        **kwargs: Any,
+    ) -> Client:
+        """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
+
+        The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http_client.py).
+        ``headers`` go with every HTTP request (``{"Authorization": "Bearer ..."}``). ``timeout``
+        bounds each POST, each request and the opening of the server's stream. An older server
+        that answers the ``initialize`` POST with a 4xx (other than 401 and 403) is reached over
+        HTTP with SSE at the same URL instead, unless ``fallback=False``: so ``Client.http(url)``
+        reaches either kind.
+        """
+        from .sse_client import HttpError
+        from .streamable_http_client import StreamableHttpClientTransport
+
+        transport = StreamableHttpClientTransport(url, headers=headers, timeout=timeout)
+        try:
+            return cls._connected(transport, timeout=timeout, **kwargs)
+        except HttpError as exc:
+            # SHTTP-41: a 4xx to initialize (405, 404...) is an HTTP with SSE server: GET, endpoint
+            if not fallback or not 400 <= exc.status < 500 or exc.status in (401, 403):
+                raise
+        return cls.sse(url, headers=headers, timeout=timeout, **kwargs)
+
+    @classmethod
     def _connected(cls, transport: Transport, **kwargs: Any) -> Client:
         try:
             client = cls(transport, **kwargs)

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..messages import RequestId
 
-_HANDLING: contextvars.ContextVar[tuple[object, RequestId] | None] = contextvars.ContextVar(
+_HANDLING: contextvars.ContextVar[tuple[object, RequestId | None] | None] = contextvars.ContextVar(
     "mcp_ref_handling", default=None)
 
 Token = contextvars.Token
 
 
-def handling(channel: object, request_id: RequestId) -> Token[Any]:
+def handling(channel: object, request_id: RequestId | None) -> Token[Any]:
     """This thread now handles ``request_id`` from ``channel``; pass the token to ``done``."""
     return _HANDLING.set((channel, request_id))
 
