@@ -1,0 +1,497 @@
+"""basic/transports of revision 2025-03-26, Streamable HTTP: the MCP endpoint, its answers, sessions, the client.
+
+https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
+Our werkzeug server on 127.0.0.1, port 0, in the test process (the same app serves /sse and
+/messages/ beside /mcp); requests as the raw client, and our own Client.http. The messages are
+those of 2024-11-05; every message our client sees is checked against its schema by the tap.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from mcp_ref import Client, ConnectionClosed, HttpError, McpError, RequestContext, RequestTimeout, Server
+from mcp_ref.machinery.http_server import SseHttpServer
+from mcp_ref.machinery.relay import LocalRelay
+from mcp_ref.session import RequestCancelled
+
+from .conftest import Waiters
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+BOTH = "application/json, text/event-stream"
+
+
+def make_server() -> Server:
+    server = Server("http-test")
+    server.state = {"finished": threading.Event(), "headers": []}  # type: ignore[attr-defined]
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool()
+    def steps(ctx: RequestContext, count: int = 3) -> str:
+        for n in range(count):
+            ctx.report_progress(n + 1, count)
+            ctx.log("info", f"step {n + 1}")
+        return "stepped"
+
+    @server.tool()
+    def wait(ctx: RequestContext, seconds: float) -> str:
+        ctx.cancelled.wait(seconds)
+        if not ctx.is_cancelled:
+            server.state["finished"].set()  # type: ignore[attr-defined]
+        return "waited"
+
+    @server.tool()
+    def ask(ctx: RequestContext, question: str) -> str:
+        reply = ctx.create_message([question], 10, timeout=5)
+        roots = ctx.list_roots(timeout=5)
+        return f"{reply['content']['text']} {roots[0]['uri']}"
+
+    return server
+
+
+@pytest.fixture
+def http() -> Iterator[SseHttpServer]:
+    with make_server().sse_server(keepalive=0.3) as running:
+        yield running
+
+
+def url_of(http: SseHttpServer) -> str:
+    assert http.mcp_url is not None
+    return http.mcp_url
+
+
+def post(url: str, body: Any, session: str | None = None, *, accept: str = BOTH, stream: bool = False,
+         **headers: str) -> requests.Response:
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    sent = {"Content-Type": "application/json", "Accept": accept, **headers}
+    if session is not None:
+        sent["Mcp-Session-Id"] = session
+    return requests.post(url, data=data, headers=sent, timeout=5, stream=stream)
+
+
+def events(response: requests.Response) -> Iterator[tuple[str, str]]:
+    """The events of an event stream, as they arrive: (event, data); comments as ("", text)."""
+    event, data = "", ""
+    for raw in response.iter_lines(chunk_size=1):
+        line = raw.decode()
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: "):
+            data = line[6:]
+        elif line.startswith(":"):
+            yield "", line
+        elif line == "" and data:
+            yield event, data
+            event, data = "", ""
+
+
+def messages_of(response: requests.Response) -> list[Any]:
+    return [json.loads(data) for event, data in events(response) if event == "message"]
+
+
+def start_session(url: str) -> str:
+    answer = post(url, INIT)
+    assert answer.status_code == 200, answer.text
+    session = answer.headers["Mcp-Session-Id"]
+    assert post(url, INITIALIZED, session).status_code == 202
+    # answered in order after initialized: from here on the session is in operation
+    assert post(url, {"jsonrpc": "2.0", "id": "ready", "method": "ping"}, session).json()["id"] == "ready"
+    return session
+
+
+def call(request_id: Any, name: str, arguments: dict[str, Any], **meta: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if meta:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def get_stream(url: str, session: str) -> requests.Response:
+    return requests.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": session}, stream=True,
+                        timeout=5)
+
+
+# --- the server: the MCP endpoint ------------------------------------------------------------------
+
+
+def test_initialize_is_answered_as_json_with_a_session_id(http: SseHttpServer) -> None:
+    answer = post(url_of(http), INIT)
+    assert answer.status_code == 200 and answer.headers["Content-Type"] == "application/json"
+    assert answer.json()["result"]["protocolVersion"] == "2024-11-05"  # 2024-11-05 messages, 2025-03-26 transport
+    session = answer.headers["Mcp-Session-Id"]  # SHTTP-32
+    assert len(session) == 32 and int(session, 16) >= 0  # SHTTP-33, 34: 128 random bits, hex
+    other = post(url_of(http), INIT).headers["Mcp-Session-Id"]
+    assert other != session and http.app.streamable is not None and http.app.streamable.session_count == 2
+
+
+def test_notifications_and_responses_are_accepted_with_202_and_no_body(http: SseHttpServer) -> None:
+    session = start_session(url_of(http))  # notifications/initialized: 202
+    answer = post(url_of(http), {"jsonrpc": "2.0", "id": "no-such-request", "result": {}}, session)
+    assert answer.status_code == 202 and answer.content == b""  # SHTTP-12
+
+
+def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    checks = [
+        (post(url, ping), 400, "no Mcp-Session-Id"),  # SHTTP-36
+        (post(url, ping, "0" * 32), 404, "Session not found"),  # SHTTP-37
+        (post(url, ping, session, accept="application/json"), 406, "Accept"),  # SHTTP-10
+        (post(url, ping, session, accept="text/event-stream"), 406, "Accept"),
+        (post(url, ping, session, **{"Content-Type": "text/plain"}), 415, "application/json"),
+        (post(url, b"{not json", session), 400, "Parse error"),  # SHTTP-13
+        (post(url, [ping], session), 400, "batches"),  # SHTTP-11
+        (post(url, {"jsonrpc": "2.0", "id": 3}, session), 400, "Invalid Request"),
+        (post(url, b"[" + b"1," * (3 * 1024 * 1024) + b"1]", session), 413, "4194304"),
+        (post(url, ping, session, Origin="http://evil.example"), 403, "Origin"),  # SHTTP-06
+        (post(url, ping, session, Host="evil.example"), 421, "Host"),
+        (post(url, ping, session, **{"MCP-Protocol-Version": "1999-01-01"}), 400, "1999-01-01"),
+        (requests.put(url, data="{}", timeout=5), 405, "POST, GET or DELETE"),  # SHTTP-05
+        (requests.get(url, headers={"Accept": "text/event-stream"}, timeout=5), 400, "no Mcp-Session-Id"),
+        (requests.get(url, headers={"Accept": "application/json", "Mcp-Session-Id": session}, timeout=5), 406, ""),
+        (requests.delete(url, headers={"Mcp-Session-Id": "0" * 32}, timeout=5), 404, "Session not found"),
+    ]
+    for response, status, says in checks:
+        assert response.status_code == status, (response.request.method, response.text)
+        error = response.json()  # SHTTP-13: every refusal is a JSON-RPC error, id null
+        assert error["id"] is None and says in error["error"]["message"], error
+    assert checks[11][0].headers.get("Allow") is None and checks[12][0].headers["Allow"] == "GET, POST, DELETE"
+    for origin in ("http://localhost:3000", "http://127.0.0.1", "https://[::1]:8443"):
+        assert post(url, ping, session, Origin=origin).json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    # after all that, the session serves as before
+    assert post(url, ping, session, **{"MCP-Protocol-Version": "2024-11-05"}).json()["id"] == 2
+
+
+def test_a_quick_answer_is_plain_json(http: SseHttpServer) -> None:
+    session = start_session(url_of(http))
+    answer = post(url_of(http), call(7, "echo", {"text": "hi"}), session)  # SHTTP-14
+    assert answer.status_code == 200 and answer.headers["Content-Type"] == "application/json"
+    assert answer.json() == {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "hi"}]}}
+
+
+def test_what_a_request_sends_before_its_answer_comes_first_on_its_own_stream(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    assert post(url, {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}},
+                session).status_code == 200
+    answer = post(url, call("s", "steps", {"count": 2}, progressToken="tok"), session, stream=True)
+    assert answer.headers["Content-Type"].startswith("text/event-stream")  # SHTTP-15
+    assert answer.headers["Cache-Control"] == "no-cache"
+    got = messages_of(answer)  # the stream ends after the answer (SHTTP-18): this returns
+    assert [m.get("method", "answer") for m in got] == [  # SHTTP-16: the request's own messages first
+        "notifications/progress", "notifications/message", "notifications/progress", "notifications/message",
+        "answer"]
+    assert got[0]["params"] == {"progressToken": "tok", "progress": 1, "total": 2}
+    assert got[-1] == {"jsonrpc": "2.0", "id": "s", "result": {"content": [{"type": "text", "text": "stepped"}]}}
+
+
+def test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    listening = get_stream(url, session)  # SHTTP-21, 22
+    assert listening.status_code == 200 and listening.headers["Content-Type"].startswith("text/event-stream")
+    received = events(listening)
+    assert next(received)[0] == ""  # the opening comment: the headers came at once
+    server = http.app.server
+
+    @server.tool()
+    def added() -> str:  # list_changed, to every session: SHTTP-24
+        return "x"
+
+    assert next(received) == ("message", '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
+    assert post(url, call(9, "echo", {"text": "on the POST"}), session).json()["id"] == 9  # SHTTP-25
+    assert next(received) == ("", ": keepalive")  # nothing else came on the GET stream
+    listening.close()
+
+
+def test_each_message_goes_on_one_stream_only(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    first = events(get_stream(url, session))
+    assert next(first)[0] == ""
+    second_response = get_stream(url, session)
+    second = events(second_response)
+    assert next(second)[0] == ""
+    assert list(first) == []  # SHTTP-28: the newer GET stream took the place of the older, which ended
+    http.app.server.tools.remove("echo")
+    assert next(second) == ("message", '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
+    second_response.close()
+
+
+def test_what_comes_while_no_get_stream_is_open_waits_for_one(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    http.app.server.tools.remove("echo")  # no GET stream yet: it waits
+    received = events(get_stream(url, session))
+    assert next(received)[0] == ""
+    assert next(received) == ("message", '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
+
+
+def test_cancelling_a_request_ends_its_stream_and_leaving_does_not_cancel(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    waiting = post(url, call(5, "wait", {"seconds": 30}), session, stream=True)
+    assert waiting.headers["Content-Type"].startswith("text/event-stream")
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "stop"}}
+    assert post(url, cancel, session).status_code == 202
+    assert messages_of(waiting) == []  # the stream ended, with no answer (CAN-06)
+    # SHTTP-19: a client that goes away does not cancel its request
+    server_state = http.app.server.state  # type: ignore[attr-defined]
+    gone = post(url, call(6, "wait", {"seconds": 0.5}), session, stream=True)
+    gone.close()
+    assert server_state["finished"].wait(5)
+
+
+def test_delete_ends_the_session(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    assert http.app.streamable is not None and http.app.streamable.session_count == 1
+    assert requests.delete(url, headers={"Mcp-Session-Id": session}, timeout=5).status_code == 200  # SHTTP-39
+    assert http.app.streamable.session_count == 0
+    assert post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session).status_code == 404  # SHTTP-37
+
+
+def test_unused_sessions_end_and_sessions_are_bounded() -> None:
+    server = make_server()
+    with server.sse_server(streamable_options={"idle_timeout": 0.3, "max_sessions": 2}) as http:
+        url = url_of(http)
+        app = http.app.streamable
+        assert app is not None
+        first, second = start_session(url), start_session(url)
+        refused = post(url, INIT)
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+        deadline = time.monotonic() + 5
+        while app.session_count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.session_count == 0  # both went unused for idle_timeout
+        assert post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, first).status_code == 404
+        start_session(url)
+
+
+def test_a_request_whose_id_is_in_use_is_refused_and_the_first_keeps_its_stream(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = start_session(url)
+    first = post(url, call(5, "wait", {"seconds": 0.5}), session, stream=True)
+    second = post(url, call(5, "echo", {"text": "again"}), session)
+    assert second.json()["error"]["code"] == -32600 and "already in use" in second.json()["error"]["message"]
+    assert messages_of(first)[-1]["result"]["content"][0]["text"] == "waited"
+
+
+def test_a_failed_initialize_leaves_no_session(http: SseHttpServer) -> None:
+    bad = {**INIT, "params": {"capabilities": {}}}  # no protocolVersion
+    answer = post(url_of(http), bad)
+    assert "error" in answer.json()
+    deadline = time.monotonic() + 3
+    while http.app.streamable.session_count and time.monotonic() < deadline:  # type: ignore[union-attr]
+        time.sleep(0.05)
+    assert http.app.streamable.session_count == 0  # type: ignore[union-attr]
+
+
+def test_one_app_serves_both_transports(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
+    # SHTTP-40: clients of HTTP with SSE reach the same server, at /sse, at the same time
+    with Client.sse(http.url, trace=new_tap(), timeout=5) as old, Client.http(url_of(http), trace=new_tap(), timeout=5) as new:
+        assert old.call_tool("echo", {"text": "old"})["content"][0]["text"] == "old"
+        assert new.call_tool("echo", {"text": "new"})["content"][0]["text"] == "new"
+        assert type(new.session._transport).__name__ == "StreamableHttpClientTransport"
+
+
+# --- the client ---------------------------------------------------------------------------------------
+
+
+class Recorder:
+    """WSGI middleware that keeps (method, headers) of every request to the MCP endpoint."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.seen: list[tuple[str, dict[str, str]]] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if environ["PATH_INFO"] == "/mcp":
+            headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
+            headers["content-type"] = environ.get("CONTENT_TYPE", "")
+            self.seen.append((environ["REQUEST_METHOD"], headers))
+        return self.app(environ, start_response)
+
+
+@pytest.fixture
+def recorded() -> Iterator[tuple[str, Recorder, Server]]:
+    from werkzeug.serving import make_server as werkzeug_server
+
+    server = make_server()
+    app = server.wsgi_app(keepalive=0.3)
+    recorder = Recorder(app)
+    wsgi = werkzeug_server("127.0.0.1", 0, recorder, threaded=True)
+    thread = threading.Thread(target=wsgi.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{wsgi.server_port}/mcp", recorder, server
+    finally:
+        app.close()
+        wsgi.shutdown()
+        wsgi.server_close()
+
+
+def test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close(
+        recorded: tuple[str, Recorder, Server], tap: Any) -> None:
+    url, recorder, _ = recorded
+    with Client.http(url, trace=tap, timeout=5, headers={"Authorization": "Bearer t0ken"}) as client:
+        assert client.protocol_version == "2024-11-05"
+        assert client.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
+        session = client.session._transport.session_id  # type: ignore[attr-defined]
+    posts = [headers for method, headers in recorder.seen if method == "POST"]
+    assert len(posts) == 3  # initialize, initialized, tools/call: one POST each (SHTTP-09)
+    for headers in posts:
+        assert headers["accept"] == "application/json, text/event-stream"  # SHTTP-10
+        assert headers["content-type"] == "application/json"
+        assert headers["authorization"] == "Bearer t0ken"  # headers=: SHTTP-08's authentication
+    assert "mcp-session-id" not in posts[0] and "mcp-protocol-version" not in posts[0]
+    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == "2024-11-05" for h in posts[1:])  # SHTTP-35
+    gets = [headers for method, headers in recorder.seen if method == "GET"]
+    assert gets and gets[0]["accept"] == "text/event-stream" and gets[0]["mcp-session-id"] == session  # SHTTP-21, 22
+    assert recorder.seen[-1][0] == "DELETE" and recorder.seen[-1][1]["mcp-session-id"] == session  # SHTTP-39
+
+
+def test_the_client_takes_json_and_event_stream_answers_and_server_requests_on_them(
+        recorded: tuple[str, Recorder, Server], tap: Any) -> None:
+    url, _, server = recorded
+    logs: list[Any] = []
+    progress: list[Any] = []
+    changes: list[str] = []
+    with Client.http(url, trace=tap, timeout=5, on_log_message=logs.append, on_list_changed=changes.append,
+                     sampling_handler=lambda params: "sampled", roots=[{"uri": "file:///r"}]) as client:
+        client.set_logging_level("info")
+        result = client.call_tool("steps", {"count": 2}, on_progress=progress.append)  # SHTTP-20: a stream
+        assert result["content"][0]["text"] == "stepped"
+        assert [p["progress"] for p in progress] == [1, 2] and [entry["data"] for entry in logs] == ["step 1", "step 2"]
+        assert client.call_tool("ask", {"question": "q"})["content"][0]["text"] == "sampled file:///r"
+
+        @server.tool()
+        def added() -> str:  # list_changed arrives on the GET stream
+            return "x"
+
+        deadline = time.monotonic() + 5
+        while not changes and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert changes == ["tools"]
+    assert tap.methods("<-").count("sampling/createMessage") == 1 and "roots/list" in tap.methods("<-")
+
+
+def test_a_request_times_out_and_is_cancelled_and_cancel_works_from_another_thread(
+        recorded: tuple[str, Recorder, Server], tap: Any) -> None:
+    url, _, server = recorded
+    with Client.http(url, trace=tap, timeout=5) as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("wait", {"seconds": 10}, timeout=0.3)
+        assert time.monotonic() - started < 3
+        pending = client.session.start_request("tools/call", {"name": "wait", "arguments": {"seconds": 10}})
+        threading.Timer(0.2, pending.cancel, args=("the user pressed stop",)).start()
+        with pytest.raises(RequestCancelled):
+            pending.result(5)
+        assert client.ping() is None  # the session carries on
+    cancels = [m for d, m in tap.messages if d == "->" and m.get("method") == "notifications/cancelled"]
+    assert [c["params"]["reason"] for c in cancels] == ["timed out after 0.3 s", "the user pressed stop"]
+    assert not server.state["finished"].is_set()  # type: ignore[attr-defined]  # both were cancelled
+
+
+def test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expired(
+        http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
+    client = Client.http(url_of(http), trace=new_tap(), timeout=10)
+    app = http.app.streamable
+    assert app is not None
+    waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 10}), 2)
+    time.sleep(0.3)
+    with app._lock:  # the server restarts, as far as this session knows: it is forgotten
+        app._sessions.clear()
+        app.relay = LocalRelay()
+    started = time.monotonic()
+    with pytest.raises(ConnectionClosed, match="session expired"):  # SHTTP-37, 38
+        client.ping()
+    failures = waiters.join(5)
+    assert len(failures) == 2 and all(isinstance(e, McpError) and e.code == -32000 for e in failures)
+    assert time.monotonic() - started < 4
+    with pytest.raises(ConnectionClosed, match="session expired"):
+        client.ping()
+    client.close()
+
+
+def test_a_server_that_goes_away_fails_every_waiting_call_at_once(new_tap: Callable[[], Any]) -> None:
+    running = make_server().sse_server()
+    assert running.mcp_url is not None
+    client = Client.http(running.mcp_url, trace=new_tap(), timeout=30)
+    waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 30}), 3)
+    time.sleep(0.3)
+    started = time.monotonic()
+    running.close()
+    failures = waiters.join(5)
+    assert time.monotonic() - started < 4
+    assert len(failures) == 3 and all(isinstance(e, McpError) and e.code == -32000 for e in failures), failures
+    with pytest.raises(ConnectionClosed):
+        client.ping()
+    client.close()
+
+
+def test_client_http_falls_back_to_http_with_sse_on_a_4xx(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
+    # SHTTP-41: the old transport's URL answers the initialize POST with 405
+    with Client.http(http.url, trace=new_tap(), timeout=5) as client:
+        assert type(client.session._transport).__name__ == "SseClientTransport"
+        assert client.call_tool("echo", {"text": "old"})["content"][0]["text"] == "old"
+    with pytest.raises(HttpError) as info:
+        Client.http(http.url, timeout=5, fallback=False)
+    assert info.value.status == 405
+
+
+def test_401_and_403_are_not_an_older_server(new_tap: Callable[[], Any]) -> None:
+    from werkzeug.serving import make_server as werkzeug_server
+
+    app = make_server().wsgi_app()
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("HTTP_AUTHORIZATION") != "Bearer right":
+            start_response("401 Unauthorized", [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")])
+            return [b"who are you?"]
+        return app(environ, start_response)
+
+    wsgi = werkzeug_server("127.0.0.1", 0, guarded, threaded=True)
+    threading.Thread(target=wsgi.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{wsgi.server_port}/mcp"
+    try:
+        with pytest.raises(HttpError) as info:
+            Client.http(url, timeout=5)
+        assert info.value.status == 401 and "who are you?" in info.value.message  # no fallback tried
+        with Client.http(url, trace=new_tap(), timeout=5, headers={"Authorization": "Bearer right"}) as client:
+            client.ping()
+    finally:
+        app.close()
+        wsgi.shutdown()
+        wsgi.server_close()
+
+
+def test_ping_interval_hangs_up_on_a_server_that_stops_answering(
+        recorded: tuple[str, Recorder, Server], tap: Any) -> None:
+    url, recorder, _ = recorded
+    client = Client.http(url, trace=tap, timeout=5, ping_interval=0.2)
+    original = recorder.app
+
+    def frozen(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ["REQUEST_METHOD"] == "POST":
+            time.sleep(2)  # never in time for a ping
+        return original(environ, start_response)
+
+    recorder.app = frozen
+    assert client.session.closed.wait(5)  # PING-09 over this transport too
+    assert "ping" in (client.session.close_reason or "")
+    client.close()
