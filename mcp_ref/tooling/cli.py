@@ -2,19 +2,20 @@
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL
+    mcp-ref serve [TARGET] [--transport sse|http --host H --port P --allow-host NAME --allow-origin URL
                    --relay redis://HOST:PORT/DB] [--trace-file PATH]
-        serve TARGET over stdio (or HTTP with SSE). TARGET is module:attribute (found from the
+        serve TARGET over stdio (or HTTP: ``http`` serves Streamable HTTP at /mcp and HTTP with
+        SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found from the
         current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
         (default ``server``) is a Server or a no-argument function returning one. ``--relay``
         lets several such processes, on one host or many, serve the same sessions (relay.py).
-    mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
+    mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress]
         connect, initialize, send one request, print its result. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
         ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
         and requirement IDs (explain.py); both together: the explanation, then the message.
-    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace] [--explain]
+    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
     mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
@@ -90,8 +91,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
-    if args.relay and args.transport != "sse":
-        return _fail("--relay is for --transport sse (a stdio server has one client, in one process)")
+    if args.relay and args.transport == "stdio":
+        return _fail("--relay is for --transport sse or http (a stdio server has one client, in one process)")
     if args.transport == "stdio":
         if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
             print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
@@ -121,7 +122,11 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
               file=sys.stderr)
 
     def ready(url: str) -> None:
-        print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
+        if args.transport == "http":  # the same app serves both (streamable_http.py): the new one first
+            print(f"mcp-ref: serving {server.name} over Streamable HTTP at {url.rsplit('/', 1)[0]}/mcp", flush=True)
+            print(f"mcp-ref: and over HTTP with SSE at {url}", flush=True)
+        else:
+            print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
     server.serve_sse(args.host, args.port, on_ready=ready, trace=trace, **options)
     return 0
@@ -134,6 +139,8 @@ def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
     where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
+    where.add_argument("--http", metavar="URL", help="connect to this Streamable HTTP endpoint, e.g. "
+                                                    "http://127.0.0.1:8000/mcp (an HTTP with SSE one works too)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every message on stderr")
     parser.add_argument("--explain", action="store_true",
@@ -148,10 +155,12 @@ def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
 
         trace = tracer("client", show_json=args.trace)
     options.update(timeout=args.timeout, trace=trace)
-    target = args.stdio or args.sse
+    target = args.stdio or args.sse or args.http
     try:
         if args.stdio:
             return Client.stdio(shlex.split(args.stdio), **options)
+        if args.http:
+            return Client.http(args.http, **options)
         return Client.sse(args.sse, **options)
     except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
         _fail(f"could not connect to {target!r}: {exc}")
@@ -329,7 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
                        help="module:attribute or file.py:attribute of an mcp_ref Server, or of a function "
                             f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
-    serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
+    serve.add_argument("--transport", choices=["stdio", "sse", "http"], default="stdio",
+                       help="default: stdio; http serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
     serve.add_argument("--host", default="127.0.0.1", help="for sse: the address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="for sse: the port (default 8000; 0 picks a free one)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
