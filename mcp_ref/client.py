@@ -191,11 +191,12 @@ class Client:
         from .sse_client import HttpError
         from .streamable_http_client import StreamableHttpClientTransport
 
+        # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers
         transport = StreamableHttpClientTransport(url, headers=headers, timeout=timeout)
         try:
             return cls._connected(transport, timeout=timeout, **kwargs)
         except HttpError as exc:
-            # SHTTP-41: a 4xx to initialize (405, 404...) is an HTTP with SSE server: GET, endpoint
+            # SHTTP-43: a 4xx to initialize (405, 404...) is an HTTP with SSE server: GET, endpoint
             if not fallback or not 400 <= exc.status < 500 or exc.status in (401, 403):
                 raise
         return cls.sse(url, headers=headers, timeout=timeout, **kwargs)

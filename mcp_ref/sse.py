@@ -199,7 +199,7 @@ class SseApp:
         self._streams: dict[str, _StreamTransport] = {}
         self._lock = threading.Lock()
         # The newer transport's endpoint in the same app, so clients of either kind reach this
-        # server (streamable_http.py; SHTTP-40). mcp_path=None leaves it out.
+        # server (streamable_http.py; SHTTP-42). mcp_path=None leaves it out.
         self.streamable: StreamableHttpApp | None = None
         if mcp_path is not None:
             from .streamable_http import StreamableHttpApp

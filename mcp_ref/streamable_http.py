@@ -18,25 +18,25 @@ of that page, indexed in tooling/requirements_2025_03_26.py. In short:
 3. A body holding a request is answered on that POST's own response (SHTTP-14): either one JSON
    object, the JSON-RPC response, or an event stream carrying first what the server sends while
    handling that request (its progress, its log lines, its own requests to the client such as
-   sampling or roots: SHTTP-16), then the response (SHTTP-15), and ending there (SHTTP-18).
+   sampling or roots: SHTTP-17), then the response (SHTTP-16), and ending there (SHTTP-19).
    We answer with JSON when the response is ready within a tenth of a second and nothing came
    before it, and open an event stream otherwise. A client that leaves does not cancel its
-   request (SHTTP-19); it cancels by sending ``notifications/cancelled``, which also ends that
+   request (SHTTP-20); it cancels by sending ``notifications/cancelled``, which also ends that
    request's stream.
 4. A GET opens a stream for what belongs to no request: ``list_changed``, a resource update, a
-   request the server makes outside any request of the client (SHTTP-21..26). Never a response
-   (SHTTP-25). Each message goes on one stream only (SHTTP-28): a second GET replaces the first.
+   request the server makes outside any request of the client (SHTTP-23..28). Never a response
+   (SHTTP-27). Each message goes on one stream only (SHTTP-30): a second GET replaces the first.
    While no GET stream is open, up to ``max_queued`` such messages wait for one.
 5. Sessions: the response to ``initialize`` carries ``Mcp-Session-Id``, 128 random bits in hex
-   (SHTTP-32..34); every later request must carry it (SHTTP-35): without it, 400 (SHTTP-36); for
-   a session that ended or never was, 404 (SHTTP-37), and the client must start anew
-   (SHTTP-38). ``DELETE`` with the header ends the session (SHTTP-39). A session nobody has
+   (SHTTP-34..36); every later request must carry it (SHTTP-37): without it, 400 (SHTTP-38); for
+   a session that ended or never was, 404 (SHTTP-39), and the client must start anew
+   (SHTTP-40). ``DELETE`` with the header ends the session (SHTTP-41). A session nobody has
    used for ``idle_timeout`` seconds (no POST, no request running, no GET stream open) ends too.
 6. Backwards compatibility: the same WSGI application serves the old transport's ``/sse`` and
-   ``/messages/`` beside ``/mcp`` (SHTTP-40; sse.py hands ``/mcp`` to this module), so clients of
+   ``/messages/`` beside ``/mcp`` (SHTTP-42; sse.py hands ``/mcp`` to this module), so clients of
    either kind reach one server; the client's side of it is in streamable_http_client.py.
 
-Not implemented, all optional: resuming a broken stream (``Last-Event-ID``, SHTTP-29..31; our
+Not implemented, all optional: resuming a broken stream (``Last-Event-ID``, SHTTP-31..33; our
 events carry no ``id``), and JSON-RPC batches (a JSON array: a 2025-03-26 message shape, not a
 2024-11-05 one; answered 400, see SHTTP-11).
 
@@ -227,12 +227,12 @@ class _Route:
 
 class _SessionTransport:
     """The engine's transport for one session: what POSTs bring goes into ``inbox``; each message
-    the engine sends goes on one stream (SHTTP-28), chosen by what it is:
+    the engine sends goes on one stream (SHTTP-30), chosen by what it is:
 
-    - a response: on the stream of the POST that carried its request (SHTTP-14, 15);
+    - a response: on the stream of the POST that carried its request (SHTTP-14, 16);
     - anything sent while the engine handles one of this session's requests (machinery/related.py):
-      on that request's stream (SHTTP-16), or nowhere if that stream is gone;
-    - anything else: on the GET stream (SHTTP-24); while there is none, into a backlog of at most
+      on that request's stream (SHTTP-17), or nowhere if that stream is gone;
+    - anything else: on the GET stream (SHTTP-26); while there is none, into a backlog of at most
       ``max_queued`` messages (the oldest dropped beyond it) that the next GET stream receives.
     """
 
@@ -283,7 +283,7 @@ class _SessionTransport:
             route.stream.end()
 
     def listen(self, stream: _Stream) -> None:
-        """A GET stream opened (SHTTP-21): it takes the place of any other (SHTTP-28) and first
+        """A GET stream opened (SHTTP-23): it takes the place of any other (SHTTP-30) and first
         receives what waited for it."""
         with self._lock:
             self.last_seen = time.monotonic()
@@ -324,25 +324,25 @@ class _SessionTransport:
         msg = json.loads(data)  # our own engine's strict JSON
         is_response = "method" not in msg
         with self._lock:
-            if is_response:  # SHTTP-14, 15: the answer goes where its request came from
+            if is_response:  # SHTTP-14, 16: the answer goes where its request came from
                 request_id = msg.get("id")
                 route = self._routes.pop(request_id, None) if messages.is_valid_id(request_id) else None
                 stream = route.stream if route is not None else None
             else:
                 request_id = related.current(self)
-                if request_id is not None:  # SHTTP-16: sent while handling that request
+                if request_id is not None:  # SHTTP-17: sent while handling that request
                     route = self._routes.get(request_id)
                     stream = route.stream if route is not None else None
-                else:  # SHTTP-24: belongs to no request
+                else:  # SHTTP-26: belongs to no request
                     stream = self._listener
                     if stream is None:
                         self._backlog.append(data)
                         return
-        if stream is None:  # its request's stream is gone (the client left or cancelled): SHTTP-25
+        if stream is None:  # its request's stream is gone (the client left or cancelled): SHTTP-27
             log.debug("dropped a message whose request's stream is gone: %.200r", data)
             return
         try:
-            stream.put(data, timeout)  # SHTTP-28: on exactly one stream
+            stream.put(data, timeout)  # SHTTP-30: on exactly one stream
         except OSError:
             self._stream_failed(stream)
             log.debug("dropped a message: its stream is gone: %.200r", data)
@@ -366,7 +366,7 @@ class _SessionTransport:
             self._routes.clear()
             self._listener = None
         self.inbox.put(None)
-        for stream in streams:  # SHTTP-17: they end now, answered or not, as the session has
+        for stream in streams:  # SHTTP-18: they end now, answered or not, as the session has
             stream.end()
 
     def describe_close(self) -> str:
@@ -445,7 +445,7 @@ class StreamableHttpApp:
             return _error(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
         if request.path != self.path:
             return _error(404, f"not found; the MCP endpoint is {self.path}")
-        # SHTTP-05: the one MCP endpoint takes POST and GET (and DELETE, SHTTP-39)
+        # SHTTP-05: the one MCP endpoint takes POST and GET (and DELETE, SHTTP-41)
         if request.method == "POST":
             return self._post(request)
         if request.method == "GET":
@@ -489,7 +489,7 @@ class StreamableHttpApp:
         if len(body) > self.max_body_bytes:
             return _error(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:  # SHTTP-13: what we cannot take is an HTTP error with a JSON-RPC error as its body
-            msg = messages.decode(body)  # the session's own test: strict UTF-8 JSON, not nested too deeply
+            msg = messages.decode(body)  # SHTTP-01: the session's own test: strict UTF-8 JSON, not too deep
         except messages.ParseError as exc:
             return _error(400, exc.message, code=PARSE_ERROR)
         if isinstance(msg, list):  # SHTTP-11: batches are a 2025-03-26 message shape, not one of 2024-11-05
@@ -502,9 +502,9 @@ class StreamableHttpApp:
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             if kind is messages.REQUEST and msg["method"] == "initialize":
-                return self._initialize(request, body, msg)  # SHTTP-32: a new session
+                return self._initialize(request, body, msg)  # SHTTP-34: a new session
             return _error(400, f"Bad Request: no {SESSION_HEADER} header; a session starts with an "
-                               "initialize request")  # SHTTP-36
+                               "initialize request")  # SHTTP-38
         with self._lock:
             transport = self._sessions.get(session_id)
         if transport is None:
@@ -519,8 +519,8 @@ class StreamableHttpApp:
         return self._answer(request, stream, msg["id"], lambda: _abandon(stream))
 
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
-        """A new session for an ``initialize`` that came without a session id (SHTTP-32..34)."""
-        session_id = secrets.token_hex(16)  # SHTTP-33, 34: 128 random bits, as hex: visible ASCII only
+        """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
+        session_id = secrets.token_hex(16)  # SHTTP-35, 36: 128 random bits, as hex: visible ASCII only
         transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight)
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
@@ -561,7 +561,7 @@ class StreamableHttpApp:
                 answered: Callable[[dict[str, Any]], None] | None = None) -> Response:
         """The response to a POST carrying a request: the answer as JSON if it comes first and
         quickly, else an event stream of everything for that request, ending with the answer
-        (SHTTP-14..18). ``finished()`` runs once the response is over, however it ends."""
+        (SHTTP-14..19). ``finished()`` runs once the response is over, however it ends."""
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive, still_wanted)
 
         def is_answer(data: bytes) -> bool:
@@ -586,13 +586,13 @@ class StreamableHttpApp:
         def stream() -> Iterable[bytes]:
             try:
                 if first is not None:
-                    yield sse_event("message", first)  # SHTTP-16: what came before the answer
+                    yield sse_event("message", first)  # SHTTP-17: what came before the answer
                 else:
                     yield OPENING  # the headers go now: the client waits for them
                 if waited and first is None:
                     return  # the stream ended (the request was cancelled, or the session ended)
-                yield from writer.events(source, is_answer)  # SHTTP-15, 18: ends with the answer
-            finally:  # SHTTP-19: the client leaving does not cancel the request
+                yield from writer.events(source, is_answer)  # SHTTP-16, 19: ends with the answer
+            finally:  # SHTTP-20: the client leaving does not cancel the request
                 finished()
 
         return Response(stream(), status=200, mimetype="text/event-stream", headers={**SSE_HEADERS, **(headers or {})})
@@ -600,26 +600,26 @@ class StreamableHttpApp:
     # --- GET: the stream for what belongs to no request ------------------------------------------
 
     def _get(self, request: Request) -> Response:
-        if not request.accept_mimetypes["text/event-stream"]:  # SHTTP-22
+        if not request.accept_mimetypes["text/event-stream"]:  # SHTTP-24
             return _error(406, "the Accept header must list text/event-stream")
         refused = self._version_refused(request)
         if refused is not None:
             return refused
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
-            return _error(400, f"Bad Request: no {SESSION_HEADER} header")  # SHTTP-36
+            return _error(400, f"Bad Request: no {SESSION_HEADER} header")  # SHTTP-38
         with self._lock:
             transport = self._sessions.get(session_id)
         if transport is None:
             return self._relay_get(request, session_id)
         stream = _LocalStream(self.max_queued, client_socket(request.environ))
-        transport.listen(stream)  # SHTTP-23: a stream, or 405 where a server offers none
+        transport.listen(stream)  # SHTTP-25: a stream, or 405 where a server offers none
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive)
 
         def events() -> Iterable[bytes]:
             try:
                 yield OPENING
-                yield from writer.events(stream)  # SHTTP-24, 25: requests and notifications only
+                yield from writer.events(stream)  # SHTTP-26, 27: requests and notifications only
             finally:
                 stream.gone = True
                 transport.unlisten(stream)
@@ -637,7 +637,7 @@ class StreamableHttpApp:
         if transport is None:
             return self._relay_simple(session_id, "delete")
         if transport.session is not None:
-            transport.session.close("the client ended the session (HTTP DELETE)")  # SHTTP-39
+            transport.session.close("the client ended the session (HTTP DELETE)")  # SHTTP-41
         return Response(status=200)
 
     # --- sessions held by other processes: through the relay -------------------------------------
@@ -648,7 +648,7 @@ class StreamableHttpApp:
         try:
             self.relay.publish(_relay_key(session_id), envelope)
         except UnknownSession:
-            return _error(404, _GONE)  # SHTTP-37
+            return _error(404, _GONE)  # SHTTP-39
         except RelayUnavailable as exc:
             return _error(503, f"cannot reach the session now: {exc}; try again shortly",
                           headers={"Retry-After": str(RELAY_RETRY_AFTER_SECONDS)})

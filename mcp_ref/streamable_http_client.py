@@ -8,25 +8,25 @@ In short (the server's side and the whole picture are in streamable_http.py):
 1. Every message is POSTed to the one MCP endpoint (SHTTP-09) with ``Accept: application/json,
    text/event-stream`` (SHTTP-10). A notification or a response is answered 202 (SHTTP-12).
 2. The answer to a request comes on its POST's response, as one JSON object or as an event
-   stream (SHTTP-14; we take both: SHTTP-20). On a stream, whatever comes first (progress, log
-   lines, the server's own requests such as sampling or roots, SHTTP-16) is handed to the
+   stream (SHTTP-14; we take both: SHTTP-15). On a stream, whatever comes first (progress, log
+   lines, the server's own requests such as sampling or roots, SHTTP-17) is handed to the
    session as it arrives, then the answer; the stream is read by a thread of its own, so the
    caller's ``send`` returns once the response has begun, and a request can be cancelled or
    time out meanwhile.
 3. The response to ``initialize`` may carry ``Mcp-Session-Id``: we keep it (refusing one that is
-   not visible ASCII, SHTTP-34) and send it with every later request (SHTTP-35), with
+   not visible ASCII, SHTTP-36) and send it with every later request (SHTTP-37), with
    ``MCP-Protocol-Version`` once the version is negotiated (a header of revision 2025-06-18,
    accepted by servers of every revision since).
-4. After ``notifications/initialized`` we open the GET stream (SHTTP-21, 22) for what belongs to
-   no request; a server may refuse it (405, SHTTP-23) or end it: we open it again a second
+4. After ``notifications/initialized`` we open the GET stream (SHTTP-23, 24) for what belongs to
+   no request; a server may refuse it (405, SHTTP-25) or end it: we open it again a second
    later, which also tells whether the session and the server are still there.
-5. HTTP 404 for our session means it has ended (SHTTP-37): the connection ends, and every call
+5. HTTP 404 for our session means it has ended (SHTTP-39): the connection ends, and every call
    waiting fails with ``ConnectionClosed`` saying the session expired; a new session takes a new
-   ``Client.http(...)`` (SHTTP-38). A server we cannot reach any more ends it too.
-6. Closing DELETEs the session (SHTTP-39), within two seconds, whatever the server does.
+   ``Client.http(...)`` (SHTTP-40). A server we cannot reach any more ends it too.
+6. Closing DELETEs the session (SHTTP-41), within two seconds, whatever the server does.
 
 What the transport does that the page leaves open: a request whose stream ends (or breaks)
-before its answer can never be answered, since we do not resume streams (SHTTP-29..31). If the
+before its answer can never be answered, since we do not resume streams (SHTTP-31..33). If the
 server cannot be reached any more, the connection ends (as in point 5); if it can, the transport
 answers that one request itself, with a -32000 error whose ``data`` says so, so the caller hears
 at once rather than at its timeout. A cancelled request's stream is closed by us after the
@@ -36,7 +36,7 @@ streams may then stay idle (``Client(ping_interval=...)`` watches over the conne
 event or a JSON body over ``max_message_bytes`` (32 MiB) ends its stream.
 
 ``Client.http(url)`` first tries this transport; on a 4xx to its ``initialize`` POST (other than
-401 and 403) it falls back to HTTP with SSE at the same URL (SHTTP-41, client.py).
+401 and 403) it falls back to HTTP with SSE at the same URL (SHTTP-43, client.py).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ REOPEN_DELAY = 1.0  # seconds before the GET stream is opened again after it end
 
 
 class SessionExpired(ConnectionError):
-    """The server answered 404 for our session: it ended, or the server restarted (SHTTP-37)."""
+    """The server answered 404 for our session: it ended, or the server restarted (SHTTP-39)."""
 
 
 class _ResponseStream:
@@ -141,12 +141,13 @@ class StreamableHttpClientTransport:
         is_request = method is not None and "id" in msg
         if method == "initialize" and is_request:
             self._initialize_id = msg["id"]
-        elif method == "notifications/cancelled":  # no answer will come (CAN-06): stop reading for one
+        elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
         try:
-            # SHTTP-09, 10: every message its own POST, ready for either kind of answer;
-            # LC-24: both to connect and to wait for the answer to begin
+            # SHTTP-09, 10, 11: every message (one, never a batch) its own POST, ready for either
+            # kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to connect
+            # and to wait for the answer to begin
             response = self._http.post(self.url, data=data, headers=self._headers(json_body=True),
                                        timeout=(bound, bound), stream=True)
         except requests.Timeout:  # the session turns it into RequestTimeout for the caller
@@ -161,28 +162,28 @@ class StreamableHttpClientTransport:
             _shut(socket_of(response), response)
             raise
         if method == "notifications/initialized":
-            self._start_listening()  # SHTTP-21: now the session is in operation
+            self._start_listening()  # SHTTP-23: now the session is in operation
 
     def _headers(self, *, json_body: bool = False, accept: str = ACCEPT_BOTH) -> dict[str, str]:
         headers = {"Accept": accept}
         if json_body:
             headers["Content-Type"] = "application/json"
         if self.session_id is not None:
-            headers[SESSION_HEADER] = self.session_id  # SHTTP-35
+            headers[SESSION_HEADER] = self.session_id  # SHTTP-37
         if self.protocol_version is not None:
             headers[VERSION_HEADER] = self.protocol_version
         return headers
 
     def _take_response(self, response: Any, msg: dict[str, Any], is_request: bool, deadline: float) -> None:
         status = response.status_code
-        if status == 404 and self.session_id is not None:  # SHTTP-37, 38: our session is no more
+        if status == 404 and self.session_id is not None:  # SHTTP-39, 40: our session is no more
             raise self._expired()
         if not 200 <= status < 300:
             why = _error_text(response, max(0.1, deadline - time.monotonic()))
             response.close()
             raise HttpError(f"POST to {self.url} answered HTTP {status} {response.reason}: {why}", status)
         if is_request and msg["method"] == "initialize":
-            self._keep_session_id(response.headers.get(SESSION_HEADER))  # SHTTP-32, 34
+            self._keep_session_id(response.headers.get(SESSION_HEADER))  # SHTTP-34, 36
         kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if not is_request or status == 202:  # SHTTP-12: accepted, nothing to read
             response.close()
@@ -190,7 +191,7 @@ class StreamableHttpClientTransport:
                 self._answer_for_server(msg["id"], msg["method"], "the server answered the POST with "
                                         f"HTTP {status} and no response")
             return
-        if kind == "application/json":  # SHTTP-14, 20: one JSON object, the answer
+        if kind == "application/json":  # SHTTP-14, 15: one JSON object, the answer
             try:
                 body = read_body(response, deadline, self.max_message_bytes)
             except TimeoutError:
@@ -200,7 +201,7 @@ class StreamableHttpClientTransport:
             finally:
                 response.close()
             self._deliver(body)
-        elif kind == "text/event-stream":  # SHTTP-15, 16, 20: read on, on a thread of its own
+        elif kind == "text/event-stream":  # SHTTP-15, 16, 17, 29: read on, on a thread of its own
             stream = _ResponseStream(response, msg["id"], msg["method"])
             if stream.socket is not None:
                 stream.socket.settimeout(None)  # it may stay quiet as long as its request runs
@@ -219,14 +220,14 @@ class StreamableHttpClientTransport:
     def _keep_session_id(self, session_id: str | None) -> None:
         if session_id is None:
             return  # a server without sessions
-        if not session_id or not all(0x21 <= ord(c) <= 0x7E for c in session_id):  # SHTTP-34
+        if not session_id or not all(0x21 <= ord(c) <= 0x7E for c in session_id):  # SHTTP-36
             raise ConnectionClosed(f"refusing the server's {SESSION_HEADER}: it must be visible ASCII only")
         self.session_id = session_id
 
     # --- reading streams ----------------------------------------------------------------------
 
     def _read_stream(self, stream: _ResponseStream) -> None:
-        """Hand every message of a POST's stream to the session, until the answer (SHTTP-15)."""
+        """Hand every message of a POST's stream to the session, until the answer (SHTTP-16)."""
         answered, problem = False, "the server ended the stream"
         try:
             for event, data in sse_events(short_reads(stream.response), self.max_message_bytes):
@@ -282,12 +283,12 @@ class StreamableHttpClientTransport:
         self._listener.start()
 
     def _listen(self) -> None:
-        """The GET stream (SHTTP-21): opened, read, and opened again when the server ends it,
+        """The GET stream (SHTTP-23): opened, read, and opened again when the server ends it,
         until the server refuses it, the session ends or we close."""
         import requests
 
         while not self._closing.is_set():
-            try:  # SHTTP-22: it accepts an event stream
+            try:  # SHTTP-24: it accepts an event stream
                 response = self._http.get(self.url, headers=self._headers(accept="text/event-stream"),
                                           timeout=(self.timeout, self.timeout), stream=True)
             except requests.ConnectionError as exc:
@@ -302,7 +303,7 @@ class StreamableHttpClientTransport:
                 response.close()
                 self._expired()
                 return
-            if response.status_code != 200:  # SHTTP-23: 405, this server offers no GET stream
+            if response.status_code != 200:  # SHTTP-25: 405, this server offers no GET stream
                 response.close()
                 if response.status_code != 405:
                     log.info("the GET stream at %s was refused: HTTP %d", self.url, response.status_code)
@@ -384,7 +385,7 @@ class StreamableHttpClientTransport:
         for stream in streams + ([listening] if listening is not None else []):
             stream.abandon()
         if self.session_id is not None and self._ended is None:
-            try:  # SHTTP-39: we are done with the session; a 405 (the server keeps it) is fine too
+            try:  # SHTTP-41: we are done with the session; a 405 (the server keeps it) is fine too
                 self._http.delete(self.url, headers=self._headers(), timeout=(DELETE_TIMEOUT, DELETE_TIMEOUT))
             except Exception as exc:
                 log.debug("DELETE of the session at %s failed: %s", self.url, exc)

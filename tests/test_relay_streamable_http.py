@@ -26,7 +26,7 @@ from mcp_ref.machinery.relay import RedisRelay
 
 from .real_parts import Gunicorn, RedisServer
 from .relay_app import make_server
-from .test_relay import ROOTS, SlowHolder, eventually, open_at_once, reply_ok
+from .test_relay import ROOTS, SlowHolder, open_at_once, reply_ok
 from .test_transports_streamable_http import INIT, INITIALIZED, call, events, get_stream, messages_of, post
 
 pytest.importorskip("redis", reason="the relay tests need the redis package (the test extra installs it)")

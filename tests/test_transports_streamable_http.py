@@ -130,8 +130,8 @@ def test_initialize_is_answered_as_json_with_a_session_id(http: SseHttpServer) -
     answer = post(url_of(http), INIT)
     assert answer.status_code == 200 and answer.headers["Content-Type"] == "application/json"
     assert answer.json()["result"]["protocolVersion"] == "2024-11-05"  # 2024-11-05 messages, 2025-03-26 transport
-    session = answer.headers["Mcp-Session-Id"]  # SHTTP-32
-    assert len(session) == 32 and int(session, 16) >= 0  # SHTTP-33, 34: 128 random bits, hex
+    session = answer.headers["Mcp-Session-Id"]  # SHTTP-34
+    assert len(session) == 32 and int(session, 16) >= 0  # SHTTP-35, 36: 128 random bits, hex
     other = post(url_of(http), INIT).headers["Mcp-Session-Id"]
     assert other != session and http.app.streamable is not None and http.app.streamable.session_count == 2
 
@@ -147,8 +147,8 @@ def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
     session = start_session(url)
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
     checks = [
-        (post(url, ping), 400, "no Mcp-Session-Id"),  # SHTTP-36
-        (post(url, ping, "0" * 32), 404, "Session not found"),  # SHTTP-37
+        (post(url, ping), 400, "no Mcp-Session-Id"),  # SHTTP-38
+        (post(url, ping, "0" * 32), 404, "Session not found"),  # SHTTP-39
         (post(url, ping, session, accept="application/json"), 406, "Accept"),  # SHTTP-10
         (post(url, ping, session, accept="text/event-stream"), 406, "Accept"),
         (post(url, ping, session, **{"Content-Type": "text/plain"}), 415, "application/json"),
@@ -188,10 +188,10 @@ def test_what_a_request_sends_before_its_answer_comes_first_on_its_own_stream(ht
     assert post(url, {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}},
                 session).status_code == 200
     answer = post(url, call("s", "steps", {"count": 2}, progressToken="tok"), session, stream=True)
-    assert answer.headers["Content-Type"].startswith("text/event-stream")  # SHTTP-15
+    assert answer.headers["Content-Type"].startswith("text/event-stream")  # SHTTP-16
     assert answer.headers["Cache-Control"] == "no-cache"
-    got = messages_of(answer)  # the stream ends after the answer (SHTTP-18): this returns
-    assert [m.get("method", "answer") for m in got] == [  # SHTTP-16: the request's own messages first
+    got = messages_of(answer)  # the stream ends after the answer (SHTTP-19): this returns
+    assert [m.get("method", "answer") for m in got] == [  # SHTTP-17: the request's own messages first
         "notifications/progress", "notifications/message", "notifications/progress", "notifications/message",
         "answer"]
     assert got[0]["params"] == {"progressToken": "tok", "progress": 1, "total": 2}
@@ -201,18 +201,18 @@ def test_what_a_request_sends_before_its_answer_comes_first_on_its_own_stream(ht
 def test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer(http: SseHttpServer) -> None:
     url = url_of(http)
     session = start_session(url)
-    listening = get_stream(url, session)  # SHTTP-21, 22
+    listening = get_stream(url, session)  # SHTTP-23, 24
     assert listening.status_code == 200 and listening.headers["Content-Type"].startswith("text/event-stream")
     received = events(listening)
     assert next(received)[0] == ""  # the opening comment: the headers came at once
     server = http.app.server
 
     @server.tool()
-    def added() -> str:  # list_changed, to every session: SHTTP-24
+    def added() -> str:  # list_changed, to every session: SHTTP-26
         return "x"
 
     assert next(received) == ("message", '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
-    assert post(url, call(9, "echo", {"text": "on the POST"}), session).json()["id"] == 9  # SHTTP-25
+    assert post(url, call(9, "echo", {"text": "on the POST"}), session).json()["id"] == 9  # SHTTP-27
     assert next(received) == ("", ": keepalive")  # nothing else came on the GET stream
     listening.close()
 
@@ -225,7 +225,7 @@ def test_each_message_goes_on_one_stream_only(http: SseHttpServer) -> None:
     second_response = get_stream(url, session)
     second = events(second_response)
     assert next(second)[0] == ""
-    assert list(first) == []  # SHTTP-28: the newer GET stream took the place of the older, which ended
+    assert list(first) == []  # SHTTP-30: the newer GET stream took the place of the older, which ended
     http.app.server.tools.remove("echo")
     assert next(second) == ("message", '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
     second_response.close()
@@ -248,7 +248,7 @@ def test_cancelling_a_request_ends_its_stream_and_leaving_does_not_cancel(http: 
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "stop"}}
     assert post(url, cancel, session).status_code == 202
     assert messages_of(waiting) == []  # the stream ended, with no answer (CAN-06)
-    # SHTTP-19: a client that goes away does not cancel its request
+    # SHTTP-20: a client that goes away does not cancel its request
     server_state = http.app.server.state  # type: ignore[attr-defined]
     gone = post(url, call(6, "wait", {"seconds": 0.5}), session, stream=True)
     gone.close()
@@ -259,9 +259,9 @@ def test_delete_ends_the_session(http: SseHttpServer) -> None:
     url = url_of(http)
     session = start_session(url)
     assert http.app.streamable is not None and http.app.streamable.session_count == 1
-    assert requests.delete(url, headers={"Mcp-Session-Id": session}, timeout=5).status_code == 200  # SHTTP-39
+    assert requests.delete(url, headers={"Mcp-Session-Id": session}, timeout=5).status_code == 200  # SHTTP-41
     assert http.app.streamable.session_count == 0
-    assert post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session).status_code == 404  # SHTTP-37
+    assert post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session).status_code == 404  # SHTTP-39
 
 
 def test_unused_sessions_end_and_sessions_are_bounded() -> None:
@@ -270,7 +270,7 @@ def test_unused_sessions_end_and_sessions_are_bounded() -> None:
         url = url_of(http)
         app = http.app.streamable
         assert app is not None
-        first, second = start_session(url), start_session(url)
+        first, _ = start_session(url), start_session(url)
         refused = post(url, INIT)
         assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
         deadline = time.monotonic() + 5
@@ -301,7 +301,7 @@ def test_a_failed_initialize_leaves_no_session(http: SseHttpServer) -> None:
 
 
 def test_one_app_serves_both_transports(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
-    # SHTTP-40: clients of HTTP with SSE reach the same server, at /sse, at the same time
+    # SHTTP-42: clients of HTTP with SSE reach the same server, at /sse, at the same time
     with Client.sse(http.url, trace=new_tap(), timeout=5) as old, Client.http(url_of(http), trace=new_tap(), timeout=5) as new:
         assert old.call_tool("echo", {"text": "old"})["content"][0]["text"] == "old"
         assert new.call_tool("echo", {"text": "new"})["content"][0]["text"] == "new"
@@ -358,10 +358,10 @@ def test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_
         assert headers["content-type"] == "application/json"
         assert headers["authorization"] == "Bearer t0ken"  # headers=: SHTTP-08's authentication
     assert "mcp-session-id" not in posts[0] and "mcp-protocol-version" not in posts[0]
-    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == "2024-11-05" for h in posts[1:])  # SHTTP-35
+    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == "2024-11-05" for h in posts[1:])  # SHTTP-37
     gets = [headers for method, headers in recorder.seen if method == "GET"]
-    assert gets and gets[0]["accept"] == "text/event-stream" and gets[0]["mcp-session-id"] == session  # SHTTP-21, 22
-    assert recorder.seen[-1][0] == "DELETE" and recorder.seen[-1][1]["mcp-session-id"] == session  # SHTTP-39
+    assert gets and gets[0]["accept"] == "text/event-stream" and gets[0]["mcp-session-id"] == session  # SHTTP-23, 24
+    assert recorder.seen[-1][0] == "DELETE" and recorder.seen[-1][1]["mcp-session-id"] == session  # SHTTP-41
 
 
 def test_the_client_takes_json_and_event_stream_answers_and_server_requests_on_them(
@@ -373,7 +373,7 @@ def test_the_client_takes_json_and_event_stream_answers_and_server_requests_on_t
     with Client.http(url, trace=tap, timeout=5, on_log_message=logs.append, on_list_changed=changes.append,
                      sampling_handler=lambda params: "sampled", roots=[{"uri": "file:///r"}]) as client:
         client.set_logging_level("info")
-        result = client.call_tool("steps", {"count": 2}, on_progress=progress.append)  # SHTTP-20: a stream
+        result = client.call_tool("steps", {"count": 2}, on_progress=progress.append)  # SHTTP-15: a stream
         assert result["content"][0]["text"] == "stepped"
         assert [p["progress"] for p in progress] == [1, 2] and [entry["data"] for entry in logs] == ["step 1", "step 2"]
         assert client.call_tool("ask", {"question": "q"})["content"][0]["text"] == "sampled file:///r"
@@ -418,7 +418,7 @@ def test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expire
         app._sessions.clear()
         app.relay = LocalRelay()
     started = time.monotonic()
-    with pytest.raises(ConnectionClosed, match="session expired"):  # SHTTP-37, 38
+    with pytest.raises(ConnectionClosed, match="session expired"):  # SHTTP-39, 40
         client.ping()
     failures = waiters.join(5)
     assert len(failures) == 2 and all(isinstance(e, McpError) and e.code == -32000 for e in failures)
@@ -445,7 +445,7 @@ def test_a_server_that_goes_away_fails_every_waiting_call_at_once(new_tap: Calla
 
 
 def test_client_http_falls_back_to_http_with_sse_on_a_4xx(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
-    # SHTTP-41: the old transport's URL answers the initialize POST with 405
+    # SHTTP-43: the old transport's URL answers the initialize POST with 405
     with Client.http(http.url, trace=new_tap(), timeout=5) as client:
         assert type(client.session._transport).__name__ == "SseClientTransport"
         assert client.call_tool("echo", {"text": "old"})["content"][0]["text"] == "old"

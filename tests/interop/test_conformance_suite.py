@@ -40,7 +40,8 @@ def test_the_conformance_suites_server_scenarios_against_our_endpoint(tmp_path: 
     server = SseServerProcess("tests/interop/conformance_server.py:server", "--transport", "http")
     try:
         run = subprocess.run([runner, "-y", CONFORMANCE, "server", "--url", server.url, "--suite", "active"],
-                             capture_output=True, text=True, timeout=240, env=env_with_node(node), cwd=tmp_path)  # its results/ go there
+                             capture_output=True, text=True, timeout=240, env=env_with_node(node),
+                             cwd=tmp_path)  # its results/ go there
     finally:
         server.close()
     summary = dict(re.findall(r"^[✓✗] ([\w-]+): (\d+ passed, \d+ failed)", run.stdout, re.MULTILINE))

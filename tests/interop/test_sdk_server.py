@@ -149,8 +149,8 @@ def test_our_client_uses_every_feature_of_an_sdk_server(full_sdk_server: Callabl
 
 def test_our_client_against_the_sdk_streamable_http_server_answering_json(tap: Any) -> None:
     """The SDK's Streamable HTTP server in its JSON-response mode: every answer one JSON object
-    (SHTTP-14, 20); what it sends while a request runs (progress, its sampling and roots
-    requests) then comes on the GET stream our client opened (SHTTP-21)."""
+    (SHTTP-14, 15); what it sends while a request runs (progress, its sampling and roots
+    requests) then comes on the GET stream our client opened (SHTTP-23)."""
     proc = subprocess.Popen([sys.executable, str(SERVERS / "full_server.py"), "http-json"], stdout=subprocess.PIPE,
                             text=True)
     try:
