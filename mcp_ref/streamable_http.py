@@ -291,7 +291,7 @@ class _SessionTransport:
             waiting = list(self._backlog)
             self._backlog.clear()
             if previous is not None:
-                previous.end()
+                previous.end()  # SHTTP-28, SHTTP-30: the older stream ends, so no message goes on two
             for data in waiting:
                 try:
                     stream.put(data, 0)
@@ -324,7 +324,7 @@ class _SessionTransport:
         msg = json.loads(data)  # our own engine's strict JSON
         is_response = "method" not in msg
         with self._lock:
-            if is_response:  # SHTTP-14, 16: the answer goes where its request came from
+            if is_response:  # SHTTP-14, SHTTP-16: the answer goes where its request came from
                 request_id = msg.get("id")
                 route = self._routes.pop(request_id, None) if messages.is_valid_id(request_id) else None
                 stream = route.stream if route is not None else None
@@ -520,7 +520,7 @@ class StreamableHttpApp:
 
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
-        session_id = secrets.token_hex(16)  # SHTTP-35, 36: 128 random bits, as hex: visible ASCII only
+        session_id = secrets.token_hex(16)  # SHTTP-35, SHTTP-36: 128 random bits, as hex: visible ASCII only
         transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight)
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
@@ -591,7 +591,7 @@ class StreamableHttpApp:
                     yield OPENING  # the headers go now: the client waits for them
                 if waited and first is None:
                     return  # the stream ended (the request was cancelled, or the session ended)
-                yield from writer.events(source, is_answer)  # SHTTP-16, 19: ends with the answer
+                yield from writer.events(source, is_answer)  # SHTTP-16, SHTTP-19: ends with the answer
             finally:  # SHTTP-20: the client leaving does not cancel the request
                 finished()
 
@@ -619,7 +619,7 @@ class StreamableHttpApp:
         def events() -> Iterable[bytes]:
             try:
                 yield OPENING
-                yield from writer.events(stream)  # SHTTP-26, 27: requests and notifications only
+                yield from writer.events(stream)  # SHTTP-26, SHTTP-27: requests and notifications only
             finally:
                 stream.gone = True
                 transport.unlisten(stream)

@@ -145,7 +145,7 @@ class StreamableHttpClientTransport:
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
         try:
-            # SHTTP-09, 10, 11: every message (one, never a batch) its own POST, ready for either
+            # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for either
             # kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to connect
             # and to wait for the answer to begin
             response = self._http.post(self.url, data=data, headers=self._headers(json_body=True),
@@ -176,14 +176,14 @@ class StreamableHttpClientTransport:
 
     def _take_response(self, response: Any, msg: dict[str, Any], is_request: bool, deadline: float) -> None:
         status = response.status_code
-        if status == 404 and self.session_id is not None:  # SHTTP-39, 40: our session is no more
+        if status == 404 and self.session_id is not None:  # SHTTP-39, SHTTP-40: our session is no more
             raise self._expired()
         if not 200 <= status < 300:
             why = _error_text(response, max(0.1, deadline - time.monotonic()))
             response.close()
             raise HttpError(f"POST to {self.url} answered HTTP {status} {response.reason}: {why}", status)
         if is_request and msg["method"] == "initialize":
-            self._keep_session_id(response.headers.get(SESSION_HEADER))  # SHTTP-34, 36
+            self._keep_session_id(response.headers.get(SESSION_HEADER))  # SHTTP-34, SHTTP-36
         kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if not is_request or status == 202:  # SHTTP-12: accepted, nothing to read
             response.close()
@@ -191,7 +191,7 @@ class StreamableHttpClientTransport:
                 self._answer_for_server(msg["id"], msg["method"], "the server answered the POST with "
                                         f"HTTP {status} and no response")
             return
-        if kind == "application/json":  # SHTTP-14, 15: one JSON object, the answer
+        if kind == "application/json":  # SHTTP-14, SHTTP-15: one JSON object, the answer
             try:
                 body = read_body(response, deadline, self.max_message_bytes)
             except TimeoutError:
@@ -201,7 +201,7 @@ class StreamableHttpClientTransport:
             finally:
                 response.close()
             self._deliver(body)
-        elif kind == "text/event-stream":  # SHTTP-15, 16, 17, 29: read on, on a thread of its own
+        elif kind == "text/event-stream":  # SHTTP-15, SHTTP-16, SHTTP-17, SHTTP-29: read on, on a thread of its own
             stream = _ResponseStream(response, msg["id"], msg["method"])
             if stream.socket is not None:
                 stream.socket.settimeout(None)  # it may stay quiet as long as its request runs
@@ -325,7 +325,7 @@ class StreamableHttpClientTransport:
                 with self._lock:
                     self._listening = None
                 _shut(stream.socket, response)
-            self._closing.wait(REOPEN_DELAY)  # then open it again: the answer says whether all is well
+            self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
 
     def _deliver(self, data: bytes) -> bool:
         """Into the session's inbox, waiting for room (a slow session slows the reading of the

@@ -153,6 +153,7 @@ def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
         (post(url, ping, session, accept="text/event-stream"), 406, "Accept"),
         (post(url, ping, session, **{"Content-Type": "text/plain"}), 415, "application/json"),
         (post(url, b"{not json", session), 400, "Parse error"),  # SHTTP-13
+        (post(url, b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":"\xff"}}', session), 400, "not UTF-8"),  # SHTTP-01
         (post(url, [ping], session), 400, "batches"),  # SHTTP-11
         (post(url, {"jsonrpc": "2.0", "id": 3}, session), 400, "Invalid Request"),
         (post(url, b"[" + b"1," * (3 * 1024 * 1024) + b"1]", session), 413, "4194304"),
@@ -168,7 +169,7 @@ def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
         assert response.status_code == status, (response.request.method, response.text)
         error = response.json()  # SHTTP-13: every refusal is a JSON-RPC error, id null
         assert error["id"] is None and says in error["error"]["message"], error
-    assert checks[11][0].headers.get("Allow") is None and checks[12][0].headers["Allow"] == "GET, POST, DELETE"
+    assert checks[12][0].headers.get("Allow") is None and checks[13][0].headers["Allow"] == "GET, POST, DELETE"
     for origin in ("http://localhost:3000", "http://127.0.0.1", "https://[::1]:8443"):
         assert post(url, ping, session, Origin=origin).json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     # after all that, the session serves as before
@@ -495,3 +496,121 @@ def test_ping_interval_hangs_up_on_a_server_that_stops_answering(
     assert client.session.closed.wait(5)  # PING-09 over this transport too
     assert "ping" in (client.session.close_reason or "")
     client.close()
+
+
+# --- hostile servers: what our client does with them ----------------------------------------------------
+
+
+class FakePeer:
+    """A Streamable HTTP "server" that answers initialize properly and everything else as
+    ``behave(method, body, start_response)`` says: a WSGI app on werkzeug, 127.0.0.1, port 0."""
+
+    def __init__(self, behave: Callable[[str, dict[str, Any], Any], Any], session_id: str = "s-1") -> None:
+        from werkzeug.serving import make_server as werkzeug_server
+
+        self.behave = behave
+        self.session_id = session_id
+        self.wsgi = werkzeug_server("127.0.0.1", 0, self, threaded=True)
+        threading.Thread(target=self.wsgi.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.wsgi.server_port}/mcp"
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        method = environ["REQUEST_METHOD"]
+        if method != "POST":
+            start_response("405 Method Not Allowed", [("Allow", "POST")])
+            return [b""]
+        body = json.loads(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)))
+        if body.get("method") == "initialize":
+            result = {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "fake", "version": "0"}}
+            start_response("200 OK", [("Content-Type", "application/json"), ("Mcp-Session-Id", self.session_id)])
+            return [json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()]
+        if "id" not in body or "method" not in body:
+            start_response("202 Accepted", [])
+            return [b""]
+        return self.behave(body["method"], body, start_response)
+
+    def close(self) -> None:
+        self.wsgi.shutdown()
+        self.wsgi.server_close()
+
+
+def test_a_session_id_that_is_not_visible_ascii_is_refused() -> None:
+    peer = FakePeer(lambda method, body, start: None, session_id="bad id")  # a space: not 0x21..0x7E
+    try:
+        with pytest.raises(ConnectionClosed, match="visible ASCII"):  # SHTTP-36
+            Client.http(peer.url, timeout=5, fallback=False)
+    finally:
+        peer.close()
+
+
+def test_requests_to_a_frozen_server_time_out_on_their_own_timeouts(new_tap: Callable[[], Any]) -> None:
+    release = threading.Event()
+
+    def frozen(method: str, body: dict[str, Any], start: Any) -> Any:
+        release.wait(10)  # never answers in time: not even the headers
+        start("500 Internal Server Error", [])
+        return [b""]
+
+    peer = FakePeer(frozen)
+    try:
+        with Client.http(peer.url, trace=new_tap(), timeout=5, fallback=False) as client:
+            started = time.monotonic()
+            with pytest.raises(RequestTimeout):  # LC-24: the POST is bounded by the request's own timeout
+                client.call_tool("anything", timeout=0.5)
+            assert time.monotonic() - started < 3
+    finally:
+        release.set()
+        peer.close()
+
+
+def test_what_a_misbehaving_server_sends_fails_the_call_and_says_why(new_tap: Callable[[], Any]) -> None:
+    def misbehave(method: str, body: dict[str, Any], start: Any) -> Any:
+        name = body["params"]["name"]
+        if name == "accepted":  # a request answered 202: no answer will ever come
+            start("202 Accepted", [])
+            return [b""]
+        if name == "html":
+            start("200 OK", [("Content-Type", "text/html")])
+            return [b"<html>hello</html>"]
+        if name == "huge":  # one event over the limit
+            start("200 OK", [("Content-Type", "text/event-stream")])
+            return [b"event: message\ndata: " + b"x" * (2 * 1024 * 1024) + b"\n\n"]
+        if name == "cut":  # the stream ends before the answer
+            start("200 OK", [("Content-Type", "text/event-stream")])
+            log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+            return [b"event: message\ndata: " + json.dumps(log).encode() + b"\n\n"]
+        start("500 Internal Server Error", [("Content-Type", "application/json")])
+        return [json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "boom inside"}}).encode()]
+
+    peer = FakePeer(misbehave)
+    try:
+        client = Client.http(peer.url, trace=new_tap(), timeout=5, fallback=False)
+        client.session._transport.max_message_bytes = 1024 * 1024  # type: ignore[attr-defined]
+        with client:
+            for name, says in (("accepted", "HTTP 202"), ("huge", "larger than"), ("cut", "ended the stream")):
+                started = time.monotonic()
+                with pytest.raises(McpError, match=says) as info:
+                    client.call_tool(name)
+                assert info.value.code == -32000 and time.monotonic() - started < 4  # at once, not at the timeout
+            with pytest.raises(HttpError, match="text/html"):
+                client.call_tool("html")
+            with pytest.raises(HttpError, match="boom inside") as failed:  # the JSON-RPC error's own words
+                client.call_tool("other")
+            assert failed.value.status == 500
+    finally:
+        peer.close()
+
+
+def test_mcp_ref_serve_transport_http_serves_both_on_localhost(new_tap: Callable[[], Any]) -> None:
+    from .conftest import SseServerProcess
+
+    server = SseServerProcess("mcp_ref.demo_server:server", "--transport", "http")
+    try:
+        assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/mcp")  # SHTTP-07
+        second = server.proc.stdout.readline() if server.proc.stdout is not None else ""
+        assert second.strip().endswith(server.url.replace("/mcp", "/sse"))  # SHTTP-42: the same app
+        with Client.http(server.url, trace=new_tap(), timeout=10, fallback=False) as client:
+            assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+    finally:
+        server.close()
