@@ -28,7 +28,8 @@ of that page, indexed in tooling/requirements_2025_03_26.py. In short:
    (SHTTP-27). Each message goes on one stream only (SHTTP-30): a second GET replaces the first.
    While no GET stream is open, up to ``max_queued`` such messages wait for one.
 5. Sessions: the response to ``initialize`` carries ``Mcp-Session-Id``, 128 random bits in hex
-   (SHTTP-34..36); every later request must carry it (SHTTP-37): without it, 400 (SHTTP-38); for
+   (SHTTP-34..36); every later request must carry it (SHTTP-37): without it, 400 (SHTTP-38; a
+   ``ping`` alone is answered without a session, as one may be sent at any time); for
    a session that ended or never was, 404 (SHTTP-39), and the client must start anew
    (SHTTP-40). ``DELETE`` with the header ends the session (SHTTP-41). A session nobody has
    used for ``idle_timeout`` seconds (no POST, no request running, no GET stream open) ends too.
@@ -503,8 +504,10 @@ class StreamableHttpApp:
         if not session_id:
             if kind is messages.REQUEST and msg["method"] == "initialize":
                 return self._initialize(request, body, msg)  # SHTTP-34: a new session
-            return _error(400, f"Bad Request: no {SESSION_HEADER} header; a session starts with an "
-                               "initialize request")  # SHTTP-38
+            if kind is messages.REQUEST and msg["method"] == "ping":  # PING-01: a ping needs no session
+                return _json(200, messages.encode(messages.result_response(msg["id"], {})))
+            return _error(400, f"Bad Request: no {SESSION_HEADER} header; a session starts with an "  # SHTTP-38
+                               "initialize request", request_id=msg["id"] if kind is messages.REQUEST else None)
         with self._lock:
             transport = self._sessions.get(session_id)
         if transport is None:
@@ -795,11 +798,13 @@ def _json(status: int, body: bytes, headers: dict[str, str] | None = None) -> Re
     return Response(body, status=status, mimetype="application/json", headers=headers)
 
 
-def _error(status: int, text: str, *, code: int = INVALID_REQUEST, headers: dict[str, str] | None = None) -> Response:
-    """An HTTP error whose body is a JSON-RPC error with id null (SHTTP-13): every client can show it."""
+def _error(status: int, text: str, *, code: int = INVALID_REQUEST, headers: dict[str, str] | None = None,
+           request_id: RequestId | None = None) -> Response:
+    """An HTTP error whose body is a JSON-RPC error (SHTTP-13): every client can show it. Its id is
+    null, or the refused request's own when one was read, so the client knows which failed."""
     if status == 404 and text == _GONE:
         code = CONNECTION_CLOSED
-    body = messages.encode(messages.error_response(None, McpError(text, code=code)))
+    body = messages.encode(messages.error_response(request_id, McpError(text, code=code)))
     return _json(status, body, headers)
 
 

@@ -146,8 +146,12 @@ def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
     url = url_of(http)
     session = start_session(url)
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    assert post(url, ping).json() == {"jsonrpc": "2.0", "id": 2, "result": {}}  # PING-01: a ping needs no session
+    sessionless = post(url, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    assert sessionless.status_code == 400 and sessionless.json()["id"] == 3  # SHTTP-38: its own id, to tell
+    assert "no Mcp-Session-Id" in sessionless.json()["error"]["message"]
     checks = [
-        (post(url, ping), 400, "no Mcp-Session-Id"),  # SHTTP-38
+        (post(url, {"jsonrpc": "2.0", "method": "notifications/x"}), 400, "no Mcp-Session-Id"),  # SHTTP-38
         (post(url, ping, "0" * 32), 404, "Session not found"),  # SHTTP-39
         (post(url, ping, session, accept="application/json"), 406, "Accept"),  # SHTTP-10
         (post(url, ping, session, accept="text/event-stream"), 406, "Accept"),

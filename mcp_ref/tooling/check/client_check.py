@@ -29,13 +29,16 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
 from .model import Abort, CaseResult, Recorder, Skipped, Status, all_client_cases, status_of
 from .model import select as select_cases
 from .shapes import as_dict
 from .wire import Incoming, WaitTimeout, encode
+
+if TYPE_CHECKING:
+    from .http_wire import StreamableHttpLink
 
 PROBES = 6  # requests the checking server may send the client (see CheckingServer._probe)
 SERVER_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
@@ -57,6 +60,7 @@ class ClientOptions:
     run_timeout: float = 30.0  # seconds the client may run in all
     sse: bool = False
     only: list[str] = field(default_factory=list)
+    http: bool = False  # serve Streamable HTTP (http_wire.py)
 
 
 # --- the record of a client session ---------------------------------------------------------------
@@ -290,8 +294,14 @@ class ClientCheck(Recorder):
 
 def run_client(command: list[str], options: ClientOptions) -> ClientSession:
     """Run the client command against a checking server; return what it did."""
-    link: StdioLink | SseLink = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
-    session = ClientSession("sse" if options.sse else "stdio", link)
+    link: StdioLink | SseLink | StreamableHttpLink
+    if options.http:
+        from .http_wire import StreamableHttpLink
+
+        link = StreamableHttpLink(options.timeout)
+    else:
+        link = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
+    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link)
     server = CheckingServer(link, session, options.timeout)
     argv = [part.replace("{server}", link.server_argument) for part in command]
     try:
