@@ -124,7 +124,8 @@ def test_cancelling_through_one_process_ends_the_stream_in_another(pair: tuple[s
 def test_a_relayed_stream_ends_within_seconds_when_its_holder_dies(redis_server: RedisServer) -> None:
     holder = SlowHolder(redis_server.url)
     holder.delay = 0
-    with make_server().sse_server(relay=holder) as a, make_server().sse_server(relay=redis_server.url) as b:
+    with make_server().sse_server(relay=holder) as a, \
+            make_server().sse_server(relay=redis_server.url, keepalive=0.3) as b:
         assert a.mcp_url is not None and b.mcp_url is not None
         session = start_session(a.mcp_url)
         waiting = post(b.mcp_url, call(5, "wait", {"seconds": 30}), session, stream=True)
