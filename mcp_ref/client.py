@@ -26,7 +26,8 @@ Like a file, a Client left open is a leak: when one is garbage-collected without
 it emits a ``ResourceWarning`` (shown with ``python -W default`` or ``-X dev``) and shuts its
 connection down anyway; clients still open when the interpreter exits are closed then, so a
 spawned server never outlives the program. ``trace=True`` prints every message on stderr;
-``trace="explain"`` prints each with its spec page and requirement IDs instead (explain.py).
+``trace=tracer("client")`` (``from mcp_ref.tooling.explain import tracer``) prints each with its
+spec page and requirement IDs instead.
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from . import lifecycle, pagination, prompts, sampling, tools
+from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
+from .machinery.reading import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
+from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import SubprocessTransport
 
 CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
@@ -61,14 +63,11 @@ def print_trace(direction: str, data: bytes) -> None:
     sys.stderr.flush()
 
 
-def _trace_hook(trace: TraceCallback | bool | str | None) -> TraceCallback | None:
-    """What ``Client(trace=...)`` means: True prints the raw wire, "explain" explains each message."""
-    if trace == "explain":
-        from .tooling.explain import tracer
-
-        return tracer("client")
-    if isinstance(trace, str):
-        raise ValueError(f'trace must be True, False, "explain" or a callable, not {trace!r}')
+def _trace_hook(trace: TraceCallback | bool | None) -> TraceCallback | None:
+    """What ``Client(trace=...)`` means: True prints the raw wire; a function gets each message."""
+    if isinstance(trace, str):  # (the explainer is tooling, which the library never imports)
+        raise ValueError(f"trace must be True, False or a callable, not {trace!r}; for each message with its "
+                         'spec page and IDs, pass trace=tracer("client") (from mcp_ref.tooling.explain import tracer)')
     return print_trace if trace is True else None if trace is False else trace
 
 
@@ -88,7 +87,7 @@ class Client:
         sampling_handler: sampling.SamplingHandler | None = None,
         roots: roots_.Roots | None = None,
         ping_interval: float | None = None,
-        trace: TraceCallback | bool | Literal["explain"] | None = None,
+        trace: TraceCallback | bool | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
@@ -96,7 +95,7 @@ class Client:
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
-            "ping": lambda ctx: {},  # PING-01, PING-12: answered inline, never behind a busy worker
+            "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
             "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
         }
@@ -189,7 +188,7 @@ class Client:
             lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
             self._session.notify("notifications/initialized")  # LC-08
             if self.ping_interval:  # PING-05: off unless asked for (PING-08)
-                self._session.start_keepalive(self.ping_interval)
+                ping.keep_alive(self._session, self.ping_interval)
         except BaseException:
             self.close()
             raise

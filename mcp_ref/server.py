@@ -26,17 +26,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from . import lifecycle, logs, stdio
+from . import lifecycle, logs, ping, sampling, stdio
+from . import roots as roots_
+from . import session as engine
 from .completion import Completer, CompletionRegistry
 from .lifecycle import Phase
 from .machinery.ratelimit import RateLimit
+from .machinery.reading import Transport
 from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
+from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcp_ref.server")
 
-Handler = Callable[[RequestContext], dict[str, Any]]
+Handler = Callable[["RequestContext"], dict[str, Any]]
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Which declared capability each request needs: (capability, sub-flag or None).
@@ -63,8 +66,33 @@ REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
 }
 
 
-def _ping(ctx: RequestContext) -> dict[str, Any]:
-    return {}  # PING-01, PING-12: an empty result, at once (inline, see open_session)
+class RequestContext(engine.RequestContext):
+    """What a server's handler gets as ``ctx``: the engine's request context (``params``,
+    ``is_cancelled``, ``report_progress``, ``request``...; session.py), and the helpers through which
+    the server's features talk to its client, each provided by its page: log messages (logs.py),
+    sampling (sampling.py) and roots (roots.py)."""
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Send the client a log message if ``level`` passes the threshold it set; whether it was sent."""
+        return logs.send_log(self.session, level, data, logger)
+
+    def create_message(
+        self, messages: list[Any], max_tokens: int, *, system_prompt: str | None = None,
+        include_context: str | None = None, temperature: float | None = None,
+        stop_sequences: list[str] | None = None, model_preferences: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None, timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model and return its result dict. ``messages`` are message dicts or plain
+        strings (user text); options left as None are not sent. Raises ``McpError`` without sending
+        anything if the client did not declare ``sampling``."""
+        return sampling.create_message(
+            self.session, messages, max_tokens, timeout=timeout, system_prompt=system_prompt,
+            include_context=include_context, temperature=temperature, stop_sequences=stop_sequences,
+            model_preferences=model_preferences, metadata=metadata)
+
+    def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The client's roots, or ``McpError`` if it declared none."""
+        return roots_.list_roots(self.session, timeout=timeout)
 
 
 class Server:
@@ -80,7 +108,7 @@ class Server:
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  rate_limits: dict[str, tuple[float, int]] | None = None,
-                 max_workers: int = DEFAULT_MAX_WORKERS):
+                 max_workers: int = DEFAULT_MAX_RUNNING):
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -98,7 +126,7 @@ class Server:
         # notifications are handled by the session engine itself, see session.py.)
         self.request_handlers: dict[str, Handler] = {
             "initialize": self._initialize,  # basic/lifecycle
-            "ping": _ping,  # basic/utilities/ping
+            "ping": ping.answer,  # basic/utilities/ping
             "tools/list": lambda ctx: self.tools.page(ctx.params, self.page_size),  # server/tools
             "tools/call": lambda ctx: self.tools.call(ctx, ctx.params),
             "resources/list": lambda ctx: self.resources.page(ctx.params, self.page_size),  # server/resources
@@ -242,7 +270,8 @@ class Server:
 
     # --- dispatch -----------------------------------------------------------------------------
 
-    def _handle_request(self, ctx: RequestContext) -> dict[str, Any]:
+    def _handle_request(self, request: engine.RequestContext) -> dict[str, Any]:
+        ctx = cast(RequestContext, request)  # open_session has the session make ours
         handler = self.request_handlers.get(ctx.method)
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
@@ -300,16 +329,17 @@ class Server:
     # --- sessions -----------------------------------------------------------------------------
 
     def open_session(self, transport: Transport, *, trace: TraceCallback | None = None) -> Session:
-        """A new session of this server on ``transport``; call ``.start()`` or ``.run()`` on it."""
+        """A new session of this server on ``transport``; call ``.start()`` on it."""
         session = Session(  # TR-12, TR-13: any transport, the same engine and lifecycle
             transport,
             on_request=self._handle_request,
             on_notification=self._handle_notification,
             # Lifecycle messages and ping run on the reader thread, in the order they arrived,
             # so the phase machine sees initialize before initialized whatever the scheduling.
-            inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a worker
+            inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a busy thread
             knows_method=self.request_handlers.__contains__,
-            max_workers=self.max_workers,
+            context=RequestContext,  # every handler's ctx is one of ours, with the helpers above
+            max_running=self.max_workers,
             trace=trace,
             name=f"{self.name}-session",
         )

@@ -135,8 +135,11 @@ class _StreamTransport:
         self._closed = False
         self._stalled = False
 
-    def receive(self) -> bytes | None:
-        return self.inbox.get()
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:

@@ -148,7 +148,8 @@ class SseClientTransport:
             log.warning("cannot reach the socket of the event stream at %s: it keeps a read timeout of %g s, "
                         "so it ends after that long without an event", self.url, self.timeout)
 
-    def receive(self) -> bytes | None:
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        # (No timed_receive: the engine never passes a timeout to this transport.)
         if self._early:
             return self._early.pop(0)
         while True:

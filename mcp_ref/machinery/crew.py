@@ -62,22 +62,40 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from ..messages import ConnectionClosed
+
 log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
 IDLE_AFTER = 0.1  # seconds without a request after which the standby sleeps until woken
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 
-Job = Callable[[], None]
+Job = Callable[[], None]  # work for a member: run it by calling it
 
 
-class Request(Protocol):
-    """A request the reader found: run it by calling it; ``refuse(reason)`` answers it instead
-    when the crew cannot take it (every member busy, the queue full)."""
+class RefusableJob(Protocol):
+    """A job the reader found (a request of the peer, say): run it by calling it; ``refuse(reason)``
+    deals with it instead when the crew cannot take it (every member busy, the queue full)."""
 
     def __call__(self) -> None: ...
 
     def refuse(self, reason: str) -> None: ...
+
+
+class Errand:
+    """A ``RefusableJob`` made of two functions: what to do, and what to do instead if refused."""
+
+    __slots__ = ("_run", "_refuse")
+
+    def __init__(self, run: Job, refuse: Callable[[str], None]):
+        self._run = run
+        self._refuse = refuse
+
+    def __call__(self) -> None:
+        self._run()
+
+    def refuse(self, reason: str) -> None:
+        self._refuse(reason)
 
 
 class Task(enum.Enum):
@@ -96,13 +114,13 @@ class Crew:
     """The threads of one session.
 
     ``read(timeout)`` is called by the reader, one message per call: it handles what is quick
-    itself and returns a ``Request`` that may take long, or None; members pass ``timeout=None``
+    itself and returns a ``RefusableJob`` that may take long, or None; members pass ``timeout=None``
     (wait for a message as long as it takes), callers the time they have left (rule 6).
     ``on_error(exc)`` hears of an exception that escaped a job or ``read()`` (both should handle
     their own). ``awaited()``, if given, says whether any request of ours still waits for its
     answer, and turns rule 6 on."""
 
-    def __init__(self, name: str, read: Callable[[float | None], Request | None], *, max_threads: int,
+    def __init__(self, name: str, read: Callable[[float | None], RefusableJob | None], *, max_threads: int,
                  max_queued: int = DEFAULT_MAX_QUEUED, on_error: Callable[[BaseException], None] | None = None,
                  awaited: Callable[[], bool] | None = None):
         if max_threads < 2:
@@ -233,7 +251,7 @@ class Crew:
                     self._standby_sleeping = False
             return Task.LEAVE, _nothing
 
-    def _run_as_reader(self, request: Request) -> None:
+    def _run_as_reader(self, request: RefusableJob) -> None:
         """Rule 2: run the request here, with a standby ready to take over the reading."""
         me = threading.current_thread()
         refusal = None
@@ -338,6 +356,8 @@ class Crew:
     def _report(self, exc: BaseException) -> None:
         if self._on_error is not None:
             self._on_error(exc)
+        elif isinstance(exc, ConnectionClosed):  # background work whose peer left: nothing went wrong here
+            log.debug("%s: a job ended with the connection: %s", self.name, exc)
         else:
             log.error("%s: %s escaped a job", self.name, type(exc).__name__, exc_info=exc)
 
