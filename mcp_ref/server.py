@@ -397,9 +397,13 @@ class Server:
         except KeyboardInterrupt:
             pass
 
-    def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES) -> None:
-        """Serve one client on this process's stdin/stdout; returns when stdin closes (LC-19).
-
-        A line longer than ``max_line_bytes`` is discarded and answered -32600.
-        """
-        stdio.serve(self.open_session, max_line_bytes=max_line_bytes)
+    def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES, trace: TraceCallback | None = None) -> None:
+        """Serve one client on this process's stdin/stdout (stdio.own_stdio); return when stdin closes
+        (LC-19), or when the session ends otherwise (its output is then closed, so the client sees the
+        end too). A line longer than ``max_line_bytes`` is discarded and answered -32600."""
+        session = self.open_session(stdio.own_stdio(max_line_bytes=max_line_bytes), trace=trace)
+        session.start()  # on a thread of the session: a read stuck on stdin cannot hold us here
+        try:
+            session.closed.wait()  # LC-19: done at end of stdin, or when the session ends
+        except KeyboardInterrupt:
+            session.close("interrupted")

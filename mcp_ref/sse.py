@@ -64,7 +64,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
@@ -75,8 +75,13 @@ from .machinery.memory import put_end_marker
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession, relay_from
 
 if TYPE_CHECKING:
-    from .server import Server
-    from .session import TraceCallback
+    from .session import Session, TraceCallback
+
+
+class SessionOpener(Protocol):
+    """Whoever opens a session for each new event stream: a ``Server`` (server.py) is one."""
+
+    def open_session(self, transport: _StreamTransport, *, trace: TraceCallback | None = None) -> Session: ...
 
 log = logging.getLogger("mcp_ref.sse")
 
@@ -179,7 +184,7 @@ class SseApp:
     object; None, the default, knows only the sessions of this process.
     """
 
-    def __init__(self, server: Server, *, sse_path: str = "/sse", message_path: str = "/messages/",
+    def __init__(self, server: SessionOpener, *, sse_path: str = "/sse", message_path: str = "/messages/",
                  session_param: str = "session_id", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,

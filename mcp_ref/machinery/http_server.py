@@ -25,12 +25,20 @@ import logging
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-if TYPE_CHECKING:
-    from ..sse import SseApp
+
+class App(Protocol):
+    """The WSGI application served (sse.SseApp is one): it can be closed, and names the path of its
+    event stream."""
+
+    sse_path: str
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any: ...
+
+    def close(self) -> None: ...
 
 # Seconds a client has to send a whole request, from the moment it connects: a thread waiting
 # for a request that never completes is a thread lost to every other client.
@@ -85,7 +93,7 @@ class SseHttpServer:
     ``write_timeout`` (None: the defaults above) bound slow clients, see the module docstring.
     """
 
-    def __init__(self, app: SseApp, host: str = "127.0.0.1", port: int = 8000, *, log_requests: bool = False,
+    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 8000, *, log_requests: bool = False,
                  request_timeout: float | None = None, write_timeout: float | None = None):
         self.app = app
         if not log_requests:

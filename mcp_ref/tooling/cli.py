@@ -46,7 +46,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
-from .. import stdio
 from ..client import Client
 from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
 from ..server import Server
@@ -96,7 +95,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
             print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
                   "Ctrl-D to stop", file=sys.stderr)
-        stdio.serve(lambda transport: server.open_session(transport, trace=trace))
+        server.serve_stdio(trace=trace)
         return 0
     return _serve_sse(server, args, trace)
 
