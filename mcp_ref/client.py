@@ -134,19 +134,31 @@ class Client:
         *,
         env: dict[str, str | None] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
         inherit_env: bool = True,
         on_stderr: Callable[[str], None] | None = None,
-        **kwargs: Any,
+        timeout: float = DEFAULT_TIMEOUT,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Spawn ``command`` as the server, initialize, and return the connected client.
 
-        ``env`` is applied on top of this process's environment (see stdio.py). The server's
-        stderr is forwarded to ours line by line, or to ``on_stderr(line)``.
+        ``env`` is applied on top of this process's environment (``inherit_env=False``: only
+        ``env``); ``cwd`` is the server's working directory. The server's stderr is forwarded to
+        ours line by line, or to ``on_stderr(line)``. The other options are the constructor's.
         """
         # TR-01: stdio, the transport every client should offer
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
-        return cls._connected(transport, timeout=timeout, **kwargs)
+        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
+                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
+                              on_list_changed=on_list_changed, on_notification=on_notification,
+                              ping_interval=ping_interval, trace=trace)
 
     @classmethod
     def sse(
@@ -155,18 +167,30 @@ class Client:
         *,
         headers: dict[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        **kwargs: Any,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Open the event stream at ``url`` (HTTP with SSE), initialize, return the connected client.
 
         ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
-        bounds connecting, waiting for the ``endpoint`` event, each POST, and each request.
+        bounds connecting, waiting for the ``endpoint`` event, each POST, and each request. The
+        other options are the constructor's.
         """
         from .sse_client import SseClientTransport
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
-        return cls._connected(transport, timeout=timeout, **kwargs)
+        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
+                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
+                              on_list_changed=on_list_changed, on_notification=on_notification,
+                              ping_interval=ping_interval, trace=trace)
 
     @classmethod
     def _connected(cls, transport: Transport, **kwargs: Any) -> Client:

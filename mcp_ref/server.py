@@ -138,7 +138,7 @@ class Server:
             "prompts/get": lambda ctx: self.prompts.get(ctx, ctx.params),
             "logging/setLevel": lambda ctx: logs.set_level(ctx.session, ctx.params),  # utilities/logging
             "completion/complete": lambda ctx: self.completions.complete(  # utilities/completion
-                ctx, ctx.params, self._ref_exists),
+                ctx, ctx.params, self._known_refs),
         }
         self.notification_handlers: dict[str, Callable[[Session, dict[str, Any]], None]] = {
             "notifications/initialized": lambda session, params: lifecycle.accept_initialized(session.lifecycle),
@@ -241,8 +241,10 @@ class Server:
             ctx = RequestContext(session, None, "notifications/roots/list_changed", params)
             session.run_in_worker(callback, ctx)
 
-    def _ref_exists(self, ref_type: str, key: str) -> bool:
-        return key in self.prompts if ref_type == "ref/prompt" else self.resources.has(key)
+    def _known_refs(self, ref_type: str) -> list[str]:
+        if ref_type == "ref/prompt":
+            return self.prompts.keys()
+        return self.resources.templates.keys() + self.resources.concrete.keys()
 
     # --- capabilities and lifecycle -----------------------------------------------------------
 

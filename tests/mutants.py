@@ -231,7 +231,7 @@ MUTANTS: list[Mutant] = [
       'message = f"{exc!r} in {exc.__traceback__.tb_frame.f_code.co_filename}"',
       "tests/test_tools.py::test_failing_tool_is_an_iserror_result_without_traceback"),
     # --- server/utilities ------------------------------------------------------------------------
-    M("CMP-08", "mcp_ref/completion.py", "if not ref_exists(ref_type, key):", "if False:",
+    M("CMP-08", "mcp_ref/completion.py", "if key not in known:", "if False:",
       "tests/test_completion.py::test_bad_references_are_32602"),
     M("CMP-09", "mcp_ref/server.py", "if ctx.method in self.rate_limits:", "if False:",
       "tests/test_tools.py::test_rate_limits_per_session"),
