@@ -60,9 +60,9 @@ def render(info: dict[str, Any], width: int | None = None) -> str:
     width = width or shutil.get_terminal_size((100, 24)).columns
     server = info.get("serverInfo")
     server = server if isinstance(server, dict) else {}
-    lines = [_printable(f"{server.get('name', '?')} {server.get('version', '')}  (MCP {info.get('protocolVersion')})")]
+    lines = [printable(f"{server.get('name', '?')} {server.get('version', '')}  (MCP {info.get('protocolVersion')})")]
     if info.get("instructions"):
-        lines += textwrap.wrap(_printable(str(info["instructions"])), width - 2, initial_indent="  ", subsequent_indent="  ")
+        lines += textwrap.wrap(printable(str(info["instructions"])), width - 2, initial_indent="  ", subsequent_indent="  ")
     lines.append("")
     lines += textwrap.wrap("capabilities: " + (describe_capabilities(info.get("capabilities") or {}) or "none"),
                            width, subsequent_indent="  ")
@@ -157,7 +157,7 @@ def _table(rows: list[list[str]], width: int) -> list[str]:
     one free; each line is cut to ``width`` so the whole fits on a screen."""
     if not rows:
         return []
-    rows = [[_printable(cell) for cell in row] for row in rows]
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     widths[0] = min(widths[0], width // 2)
     lines = []
@@ -168,7 +168,7 @@ def _table(rows: list[list[str]], width: int) -> list[str]:
     return lines
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """A server's text with control characters (escape sequences, carriage returns) shown as
     ``?``: a hostile server must not be able to rewrite the user's terminal."""
     return "".join("?" if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text.replace("\t", " "))
