@@ -416,7 +416,7 @@ def test_inspect_shows_a_hostile_servers_lists_without_crashing_or_escaping() ->
                                "description": "line one\rsneaky\nline two"}]}
     screen = render(info, width=80)
     assert "\x1b" not in screen and "\r" not in screen
-    assert "tools (1)" in screen and "t?[31m(a: any)  line one?sneaky" in screen
+    assert "tools (1)" in screen and "t?[31m(a: any)  line one sneaky line two" in screen  # \r is only a space
 
 
 # --- request: progress on stderr -------------------------------------------------------------------
