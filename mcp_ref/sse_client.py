@@ -25,12 +25,15 @@ When the server cannot be reached, the error says so in one sentence of our own,
 and what to check (``could not connect to URL: nothing is listening at 127.0.0.1:8000
 (connection refused); check that...``), never the text of requests' and urllib3's exceptions.
 No message names the POST endpoint's query: it holds the session id, the session's only secret.
+For the same reason urllib3's DEBUG lines about our POSTs show that query as ``?...`` (a filter
+on its connection-pool logger, ``_HideEndpoints``, that touches only our open endpoints).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -44,6 +47,40 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_ref.sse")
 
 READ_CHUNK = 64 * 1024
+
+
+class _HideEndpoints(logging.Filter):
+    """On urllib3's connection-pool logger: its DEBUG line for each request quotes the request's
+    path and query, and the query of an endpoint holds a session id. Each open transport adds
+    its endpoint's ``path?query`` here while it lives; in a record, that string becomes
+    ``path?...``. Other requests' lines are left as they are."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._hidden: dict[str, str] = {}  # "/messages/?session_id=..." -> "/messages/?..."
+
+    def hide(self, url: str) -> str:
+        """Hide ``url``'s path and query from now on; returns the key to ``show`` it again."""
+        parts = urllib.parse.urlsplit(url)
+        secret = f"{parts.path}?{parts.query}"
+        with self._lock:
+            self._hidden[secret] = f"{parts.path}?..."
+        return secret
+
+    def show(self, secret: str) -> None:
+        with self._lock:
+            self._hidden.pop(secret, None)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self._hidden and isinstance(record.args, tuple):
+            with self._lock:
+                record.args = tuple(self._hidden.get(arg, arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
+_hide_endpoints = _HideEndpoints()
+logging.getLogger("urllib3.connectionpool").addFilter(_hide_endpoints)
 
 
 class HttpError(McpError):
@@ -83,6 +120,7 @@ class SseClientTransport:
             os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True)
         self._http.trust_env = False
         self._endpoint = ""
+        self._hidden_endpoint = ""  # its key in _hide_endpoints, while this transport is open
         self._early: list[bytes] = []  # messages before the endpoint event (a server that breaks TR-11)
         self._closing = False
         # Until the endpoint has come, every wait ends by this moment (see _short_reads).
@@ -172,6 +210,7 @@ class SseClientTransport:
         if _origin(endpoint) != _origin(self.url):
             raise ConnectionClosed(f"refusing the endpoint {without_query(endpoint)!r}: it is on another origin "
                                    f"than the event stream {self.url!r}")
+        self._hidden_endpoint = _hide_endpoints.hide(endpoint)
         self._endpoint = endpoint
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
@@ -196,6 +235,8 @@ class SseClientTransport:
 
     def close(self) -> None:
         self._closing = True
+        if getattr(self, "_hidden_endpoint", ""):
+            _hide_endpoints.show(self._hidden_endpoint)
         sock = getattr(self, "_socket", None)
         if sock is not None:
             import socket
