@@ -139,7 +139,10 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
 
         try:
             options["relay"] = RedisRelay(args.relay)
-        except (ImportError, ValueError) as exc:
+        except ImportError:
+            return _fail("--relay needs the redis package; in a checkout of mcp_ref install it with "
+                         ".venv/bin/pip install -e '.[redis]' (elsewhere: pip install 'redis>=5')")
+        except ValueError as exc:
             return _fail(str(exc))
         print(f"mcp-ref: sessions reachable through the relay at {options['relay'].where}", flush=True)
     if host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
