@@ -239,9 +239,9 @@ PARAMS_EXAMPLES = {
 
 def params_example(method: str) -> str:
     """What to write instead of a PARAMS_JSON that is not a JSON object, for ``method``."""
+    if method == "ping":
+        return "ping needs no params: leave PARAMS_JSON out"
     example = PARAMS_EXAMPLES.get(method)
-    if method in ("ping", "initialize"):
-        return f"{method} needs no params: leave PARAMS_JSON out"
     if example is None:
         return ("write it as a JSON object in single quotes, e.g. '{\"name\": \"value\"}' (the shell then "
                 "keeps the double quotes)")
