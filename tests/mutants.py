@@ -227,7 +227,7 @@ MUTANTS: list[Mutant] = [
       "tests/test_tools.py::test_protocol_errors_are_32602_and_the_session_keeps_serving"),
     M("TOOL-10", "mcp_ref/machinery/ratelimit.py", "if self._tokens >= 1:", "if True:",
       "tests/test_tools.py::test_rate_limits_per_session"),
-    M("TOOL-11", "mcp_ref/tools.py", "message = str(exc) or type(exc).__name__",
+    M("TOOL-11", "mcp_ref/tools.py", "message = error_text(exc)",
       'message = f"{exc!r} in {exc.__traceback__.tb_frame.f_code.co_filename}"',
       "tests/test_tools.py::test_failing_tool_is_an_iserror_result_without_traceback"),
     # --- server/utilities ------------------------------------------------------------------------
