@@ -218,11 +218,10 @@ def _build_c_encoder() -> Any:
     """``_ENCODER``'s C encoder, built the way ``JSONEncoder.iterencode`` builds it, except that it
     does not check for cycles; None where json has no C part, or where _ENCODER indents.
 
-    JSONEncoder.encode builds this object anew on every call; building it once here made the
-    server's per-call work for a ``tools/call`` 30.4 -> 26.4 us (a tight loop over a session, no
-    I/O). Without the check for cycles (its table of the objects being encoded could not be
-    shared between threads), a cycle fails as RecursionError, and ``encode`` then asks _ENCODER,
-    which says what is wrong.
+    JSONEncoder.encode builds this object anew on every call; building it once is a measured gain
+    (benchmarks/RESULTS.md, "Figures that stood in the code"). Without the check for cycles (its
+    table of the objects being encoded could not be shared between threads), a cycle fails as
+    RecursionError, and ``encode`` then asks _ENCODER, which says what is wrong.
     """
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None or _ENCODER.indent is not None:
@@ -367,7 +366,7 @@ def decode(data: bytes) -> Any:
         raise ParseError(f"Parse error: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
         # The usual line, an object with nothing around it, skips json's two whitespace scans
-        # (the server's per-call work for a tools/call: 28.0 -> 24.9 us, measured as for _C_ENCODER).
+        # (a measured gain, as for _C_ENCODER).
         if text[:1] == "{":
             value, end = _DECODER.raw_decode(text)
             if end == len(text):

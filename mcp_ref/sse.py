@@ -72,7 +72,8 @@ from werkzeug.wrappers import Request, Response
 from . import messages
 from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .machinery.memory import put_end_marker
-from .machinery.relay import Relay, RelayUnavailable, UnknownSession, relay_from
+from .machinery.redis_relay import relay_from
+from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 
 if TYPE_CHECKING:
     from .session import Session, TraceCallback

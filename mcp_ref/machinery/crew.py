@@ -10,8 +10,8 @@ The rules:
 2. When the reader meets a request that may take a while (a tool call, say), it runs it itself,
    at once. Handing it to another thread would cost a thread wake-up on every round trip, and
    for the many requests that take microseconds that hand-off was the largest cost we could
-   remove: measured side by side, a stdio round trip took 26% less time than with a worker
-   pool, and the server a third less CPU per call (benchmarks/RESULTS.md).
+   remove: measured side by side against a worker pool, both the round trip and the server's CPU
+   per call fell (the figures: benchmarks/RESULTS.md).
 3. So that a long request never stops the reading (a ping must still be answered, a
    cancellation seen, the answer to the handler's own request to the peer read), one other
    member waits on *standby*. If the reader is still busy with the same request after
@@ -31,10 +31,9 @@ The rules:
    the reading up at once, so the user's callbacks and the session's end run on crew threads,
    in order, and never hold a caller past its timeout. Only a crew told whether answers are
    ``awaited`` does this (the stdio client: its transport can bound a read by the caller's own
-   timeout). Measured side by side (benchmarks/history.py, 2 vCPUs): the client's
-   CPU per round trip fell by 12-22%, and a round trip by 14% while the machine wakes threads
-   quickly (no change while wake-ups dominate); against an instant in-process peer, 250 -> 49
-   us a call.
+   timeout). Measured side by side (benchmarks/history.py): the client's CPU per round trip
+   fell, and the round trip too while the machine wakes threads quickly (the figures:
+   benchmarks/RESULTS.md).
 7. So that callers find the reading free, the member reading puts it down when the last awaited
    answer has come in (``answered_all``): the reading *rests*. A caller takes it up; if none
    does within ``STANDBY_DELAY``, the standby does (so the peer's notifications and requests are

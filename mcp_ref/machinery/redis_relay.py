@@ -1,24 +1,8 @@
-"""Carrying each POSTed message to the process that holds its session's event stream.
+"""The relay through Redis: sessions reachable from every process and host that share one Redis.
 
-Not a spec section. HTTP with SSE (basic/transports, see sse.py) gives a session two halves:
-one long GET (the event stream) and a POST per client message. The stream lives in the one
-process that answered the GET; a POST may arrive at any process behind the same address
-(several gunicorn workers, several hosts behind a load balancer). A *relay* carries the POSTed
-message from where it arrived to the process holding the stream. In short:
-
-1. Opening a stream, a process *holds* its session: ``hold(session_id, deliver)``, where
-   ``deliver`` puts a message into that session's inbox.
-2. A POST is checked where it arrives (Host, Origin, content type, size, JSON), then
-   ``publish(session_id, body)``: if this process holds the session, the body goes straight
-   into its inbox (no Redis, no other thread); otherwise the relay carries it to the holder,
-   and returns once the holder has queued it, so a client that waits for each 202 keeps its
-   order. ``UnknownSession`` (HTTP 404) when nobody holds it, ``RelayUnavailable`` (503) when
-   the way to the holder is down.
-3. ``is_live(session_id)`` says whether any process holds the session.
-4. ``LocalRelay`` (the default) knows only this process. ``RedisRelay`` uses Redis pub/sub:
-   one channel per session, named after a hash of the session id; ``PUBLISH`` says how many
-   processes heard the message, so 0 means no such session, at once. Another broker fits by
-   implementing ``Relay``.
+Not a spec section: a ``Relay`` (relay.py) for several gunicorn workers or several hosts behind
+one HTTP+SSE address. One pub/sub channel per session, named after a hash of the session id;
+``PUBLISH`` says how many processes heard the message, so 0 means no such session, at once.
 
 How a message finds its session through Redis (S the session id, H its sha256)::
 
@@ -54,7 +38,6 @@ most ``ack_timeout`` for its acknowledgement. ``close()`` stops the thread.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -63,15 +46,14 @@ import threading
 import time
 import urllib.parse
 import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
+
+from .relay import Deliver, LocalRelay, Relay, RelayUnavailable, UnknownSession, session_hash
 
 if TYPE_CHECKING:
     import redis
 
-log = logging.getLogger("mcp_ref.machinery.relay")
-
-Deliver = Callable[[bytes], None]
+log = logging.getLogger("mcp_ref.machinery.relay")  # the relay's logger, whichever kind
 
 PREFIX = "mcp_ref"
 # Seconds a relayed POST waits for the holder to say the message is queued: then 503.
@@ -95,87 +77,6 @@ RECONNECT_FIRST, RECONNECT_MAX = 0.1, 1.0
 # Redis connections for commands (PUBLISH, acknowledgements) per process.
 MAX_CONNECTIONS = 64
 
-
-class UnknownSession(LookupError):
-    """No process holds this session (it ended, or never was): HTTP 404."""
-
-
-class RelayUnavailable(RuntimeError):
-    """The way to the session's process is down (Redis away, or no acknowledgement in time):
-    HTTP 503 with ``Retry-After``. The message says why, for any client to read: it names no
-    address and no credentials (the logs give the address)."""
-
-
-def session_hash(session_id: str) -> str:
-    """What the relay's broker sees instead of the session id (which grants the session)."""
-    return hashlib.sha256(session_id.encode()).hexdigest()
-
-
-@runtime_checkable
-class Relay(Protocol):
-    """What ``SseApp`` needs from a relay. Every method may be called from many threads at once.
-
-    ``hold(session_id, deliver)``: this process holds the session's stream; a message for it
-    that arrives anywhere is passed to ``deliver`` (from any thread; it must not block).
-    Returns once other processes can reach the session (or, when the broker is away, at once:
-    it becomes reachable when the broker is back). ``release(session_id)`` undoes it.
-    ``publish(session_id, body)`` hands the body to the session's ``deliver`` and returns once
-    that has happened, or raises ``UnknownSession`` or ``RelayUnavailable``.
-    ``is_live(session_id)``: whether any process holds the session (``RelayUnavailable`` if
-    that cannot be known now). ``close()`` stops the relay's threads and connections.
-    """
-
-    def hold(self, session_id: str, deliver: Deliver) -> None: ...
-
-    def release(self, session_id: str) -> None: ...
-
-    def publish(self, session_id: str, body: bytes) -> None: ...
-
-    def is_live(self, session_id: str) -> bool: ...
-
-    def close(self) -> None: ...
-
-
-class LocalRelay:
-    """The sessions of this process are all there are: the default, and what ``RedisRelay``
-    checks first. A POST for a session held here is delivered on the POST's own thread."""
-
-    def __init__(self) -> None:
-        self._local: dict[str, Deliver] = {}
-        self._local_lock = threading.Lock()
-
-    def hold(self, session_id: str, deliver: Deliver) -> None:
-        with self._local_lock:
-            self._local[session_id] = deliver
-
-    def release(self, session_id: str) -> None:
-        with self._local_lock:
-            self._local.pop(session_id, None)
-
-    def publish(self, session_id: str, body: bytes) -> None:
-        if not self._deliver_here(session_id, body):
-            raise UnknownSession(session_id)
-
-    def is_live(self, session_id: str) -> bool:
-        with self._local_lock:
-            return session_id in self._local
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> LocalRelay:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _deliver_here(self, session_id: str, body: bytes) -> bool:
-        with self._local_lock:
-            deliver = self._local.get(session_id)
-        if deliver is None:
-            return False
-        deliver(body)
-        return True
 
 
 def relay_from(relay: Relay | str | None) -> tuple[Relay, bool]:
@@ -210,7 +111,7 @@ class RedisRelay(LocalRelay):
     """Sessions reachable from every process that shares one Redis, through pub/sub.
 
     ``RedisRelay("redis://:PASSWORD@HOST:6379/0")`` needs the ``redis`` package
-    (``pip install 'mcp_ref[redis]'``). It starts its listener at once and returns even when
+    (from a checkout: ``.venv/bin/pip install -e '.[redis]'``). It starts its listener at once and returns even when
     Redis is unreachable (it logs a warning and keeps trying). After a fork (gunicorn
     ``--preload``) the child starts afresh: its own listener, connections and ack channel.
     """
@@ -219,7 +120,8 @@ class RedisRelay(LocalRelay):
         try:
             import redis  # noqa: F401 - only to say how to get it, here rather than in the listener
         except ImportError:
-            raise ImportError("RedisRelay needs the redis package: pip install 'mcp_ref[redis]'") from None
+            raise ImportError("RedisRelay needs the redis package: from the mcp_ref checkout, run "
+                              "`.venv/bin/pip install -e '.[redis]'` (or `pip install redis`)") from None
         super().__init__()
         self.url = url
         self.where = public_url(url)

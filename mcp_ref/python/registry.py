@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from .hints import ArgumentError
+    from .convert import ArgumentError
     from .returns import UnsupportedReturn
 
 # signatures.py, hints.py and returns.py need inspect, dataclasses and more: they are imported when
@@ -123,7 +123,7 @@ class Registered:
         """A function from the peer's values to the typed values the hints ask for (``read``, made by
         the signature); a value that does not fit is ``refuse``d with the page's own error. Made once,
         at registration, so that a call imports nothing."""
-        from .hints import ArgumentError
+        from .convert import ArgumentError
 
         def read_values(values: dict[str, Any]) -> dict[str, Any]:
             try:

@@ -135,7 +135,7 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
     if args.relay:
-        from ..machinery.relay import RedisRelay
+        from ..machinery.redis_relay import RedisRelay
 
         try:
             options["relay"] = RedisRelay(args.relay)
