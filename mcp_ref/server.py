@@ -366,8 +366,9 @@ class Server:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
         ``max_body_bytes``, ``max_streams``, ``max_queued``, ``keepalive``, and ``relay``).
         Run it under any *threaded* WSGI server: each event stream holds a thread. With
-        ``relay="redis://HOST:PORT/DB"`` (the redis package: ``.venv/bin/pip install -e '.[redis]'`` in a checkout) it may run in several
-        processes and on several hosts at once (gunicorn ``-w 4 -k gthread``): see relay.py."""
+        ``relay="redis://HOST:PORT/DB"`` (the redis package; in a checkout,
+        ``.venv/bin/pip install -e '.[redis]'``) it may run in several processes and on several
+        hosts at once (gunicorn ``-w 4 -k gthread``): see machinery/relay.py."""
         from .sse import SseApp
 
         return SseApp(self, **options)
