@@ -1,6 +1,7 @@
 """Client: the client side of MCP, composed from the section modules, with ONE dispatch table.
 
-Spec page: client (overview), and basic/lifecycle for the client's part of initialization
+Spec page: client
+The overview of client features, and the client's part of basic/lifecycle (initialization).
 https://modelcontextprotocol.io/specification/2024-11-05/client
 
 In short:

@@ -1,6 +1,7 @@
 """Server: the server side of MCP, composed from the section modules, with ONE dispatch table.
 
-Spec page: server (overview), and basic/lifecycle for the server's part of initialization
+Spec page: server
+The overview of server features, and the server's part of basic/lifecycle (initialization).
 https://modelcontextprotocol.io/specification/2024-11-05/server
 
 In short:

@@ -1,6 +1,7 @@
 """The HTTP with SSE transport: server-sent events down, HTTP POSTs up.
 
-Spec page: basic/transports, section HTTP with SSE
+Spec page: basic/transports
+Section: HTTP with SSE (the server's end; the client's is sse_client.py)
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
 
 In short:
@@ -360,7 +361,4 @@ def _readable_now(sock: socket.socket) -> bool:
     return bool(select.select([sock], [], [], 0)[0])  # Windows: no poll, and no such limit in its select
 
 
-# The client's end lives in sse_client.py; these names stay importable from here.
-from .sse_client import HttpError, SseClientTransport  # noqa: E402
-
-__all__ = ["HttpError", "SseApp", "SseClientTransport", "sse_event"]
+__all__ = ["SseApp", "SseHttpServer", "sse_event"]  # the client's end: sse_client.py

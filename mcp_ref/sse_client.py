@@ -1,6 +1,7 @@
 """The client's end of the HTTP with SSE transport: a GET for the event stream, a POST per message.
 
-Spec page: basic/transports, section HTTP with SSE
+Spec page: basic/transports
+Section: HTTP with SSE (the client's end; the server's is sse.py)
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
 
 In short (the server's side and the whole picture are in sse.py):

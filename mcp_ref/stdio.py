@@ -1,6 +1,7 @@
 """The stdio transport: newline-delimited JSON over a child process's stdin and stdout.
 
-Spec page: basic/transports, section stdio (and basic/lifecycle, section Shutdown)
+Spec page: basic/transports
+Section: stdio (and the Shutdown section of basic/lifecycle)
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#stdio
 
 In short:

@@ -82,7 +82,7 @@ def test_trace_true_prints_the_wire_on_stderr(capsys: pytest.CaptureFixture[str]
 
 
 def test_http_error_is_exported_lazily() -> None:
-    from mcp_ref.sse import HttpError
+    from mcp_ref import HttpError
 
     assert mcp_ref.HttpError is HttpError and "HttpError" in mcp_ref.__all__
     assert issubclass(mcp_ref.HttpError, mcp_ref.McpError)

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import requests
 
-from mcp_ref import Client, ConnectionClosed, RequestContext, Server
+from mcp_ref import Client, ConnectionClosed, HttpError, RequestContext, Server
 from mcp_ref.machinery.relay import LocalRelay
-from mcp_ref.sse import HttpError, SseHttpServer
+from mcp_ref.sse import SseHttpServer
 from mcp_ref.sse_client import SseClientTransport
 
 from .conftest import ROOT, Waiters, server_command
