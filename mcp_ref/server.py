@@ -230,7 +230,7 @@ class Server:
 
     def on_roots_changed(self, callback: F) -> F:
         """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
-        on a worker thread, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
+        on another thread of the session, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
         from .python.signatures import refuse_async  # the Python side, loaded on first use
 
         refuse_async(callback, "an on_roots_changed callback")
@@ -238,9 +238,9 @@ class Server:
         return callback
 
     def _roots_changed(self, session: Session, params: dict[str, Any]) -> None:
-        for callback in self._roots_callbacks:  # ROOT-22: on a worker, so it may ask roots/list again
+        for callback in self._roots_callbacks:  # ROOT-22: off the reading thread, so it may ask roots/list again
             ctx = RequestContext(session, None, "notifications/roots/list_changed", params)
-            session.run_in_worker(callback, ctx)
+            session.run_in_background(callback, ctx)
 
     def _known_refs(self, ref_type: str) -> list[str]:
         if ref_type == "ref/prompt":
@@ -278,7 +278,7 @@ class Server:
         handler = self.request_handlers.get(ctx.method)
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
-        ctx.session.lifecycle.gate(ctx.method)  # LC-01, LC-08
+        ctx.session.lifecycle.gate(ctx.method)  # LC-01: nothing but initialize and ping comes first
         required = REQUIRED_CAPABILITY.get(ctx.method)
         if required is not None:  # AR-01, LC-15, LC-21: serve only what this client was told we support
             capability = ctx.session.lifecycle.capabilities.get(required[0])

@@ -124,7 +124,7 @@ class Session:
         log.debug("transport failed", exc_info=exc)
         self._shutdown(f"transport failed: {exc}")
 
-    def run_in_worker(self, fn: Callable[..., None], *args: Any) -> None:
+    def run_in_background(self, fn: Callable[..., None], *args: Any) -> None:
         """Run ``fn(*args)`` on another thread of the session (work, started by a notification, that
         sends requests); dropped, with a warning, when the session is overloaded."""
         try:
