@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 help:
 	@echo "make demo      a tour of the protocol on the wire (mcp-ref demo; try mcp-ref demo --explain --step)"
 	@echo "make test      the test suite, a sample of the mutants included"
-	@echo "make lint      ruff and mypy --strict"
+	@echo "make lint      ruff, mypy --strict and the import contracts (lint-imports)"
 	@echo "make mutants   every mutant: for each MUST with code, remove the behaviour, check its test fails"
 	@echo "make bench     benchmarks against the official SDK"
 	@echo "make clean     remove .venv and caches"
@@ -50,6 +50,7 @@ mutants: $(VENV)/.installed-test
 lint: $(VENV)/.installed-lint
 	$(BIN)/ruff check mcp_ref tests examples benchmarks course
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py

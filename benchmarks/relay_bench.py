@@ -1,7 +1,7 @@
 """HTTP with SSE on four gunicorn workers through the Redis relay, against one worker.
 
 Not a spec section. One Python process runs CPU-bound tools on one core at a time (the GIL);
-the relay (mcp_ref/machinery/relay.py) lets several processes serve one endpoint. Measured in one run,
+the relay (mcp_ref/machinery/relay.py, redis_relay.py) lets several processes serve one endpoint. Measured in one run,
 side by side, as a ratio (the machines are noisy):
 
 1. throughput of a CPU-bound tool (``--work-ms`` of CPU per call, 10 by default): 8 clients

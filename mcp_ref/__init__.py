@@ -17,12 +17,12 @@ from .messages import (
     MethodNotFound,
     ParseError,
     RateLimited,
+    RequestCancelled,
     RequestTimeout,
     ResourceNotFound,
 )
 from .sampling import SamplingRejected
-from .server import Server
-from .session import RequestCancelled, RequestContext
+from .server import RequestContext, Server
 from .sse_client import HttpError
 
 __version__ = "0.1.0"

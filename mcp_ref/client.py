@@ -1,6 +1,7 @@
 """Client: the client side of MCP, composed from the section modules, with ONE dispatch table.
 
-Spec page: client (overview), and basic/lifecycle for the client's part of initialization
+Spec page: client
+The overview of client features, and the client's part of basic/lifecycle (initialization).
 https://modelcontextprotocol.io/specification/2024-11-05/client
 
 In short:
@@ -26,7 +27,8 @@ Like a file, a Client left open is a leak: when one is garbage-collected without
 it emits a ``ResourceWarning`` (shown with ``python -W default`` or ``-X dev``) and shuts its
 connection down anyway; clients still open when the interpreter exits are closed then, so a
 spawned server never outlives the program. ``trace=True`` prints every message on stderr;
-``trace="explain"`` prints each with its spec page and requirement IDs instead (explain.py).
+``trace=tracer("client")`` (``from mcp_ref.tooling.explain import tracer``) prints each with its
+spec page and requirement IDs instead.
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from . import lifecycle, pagination, prompts, sampling, tools
+from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
+from .machinery.reading import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback, Transport
+from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import SubprocessTransport
 
 CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
@@ -61,14 +64,11 @@ def print_trace(direction: str, data: bytes) -> None:
     sys.stderr.flush()
 
 
-def _trace_hook(trace: TraceCallback | bool | str | None) -> TraceCallback | None:
-    """What ``Client(trace=...)`` means: True prints the raw wire, "explain" explains each message."""
-    if trace == "explain":
-        from .tooling.explain import tracer
-
-        return tracer("client")
-    if isinstance(trace, str):
-        raise ValueError(f'trace must be True, False, "explain" or a callable, not {trace!r}')
+def _trace_hook(trace: TraceCallback | bool | None) -> TraceCallback | None:
+    """What ``Client(trace=...)`` means: True prints the raw wire; a function gets each message."""
+    if isinstance(trace, str):  # (the explainer is tooling, which the library never imports)
+        raise ValueError(f"trace must be True, False or a callable, not {trace!r}; for each message with its "
+                         'spec page and IDs, pass trace=tracer("client") (from mcp_ref.tooling.explain import tracer)')
     return print_trace if trace is True else None if trace is False else trace
 
 
@@ -88,7 +88,7 @@ class Client:
         sampling_handler: sampling.SamplingHandler | None = None,
         roots: roots_.Roots | None = None,
         ping_interval: float | None = None,
-        trace: TraceCallback | bool | Literal["explain"] | None = None,
+        trace: TraceCallback | bool | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
@@ -96,7 +96,7 @@ class Client:
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
-            "ping": lambda ctx: {},  # PING-01, PING-12: answered inline, never behind a busy worker
+            "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
             "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
         }
@@ -135,19 +135,31 @@ class Client:
         *,
         env: dict[str, str | None] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
         inherit_env: bool = True,
         on_stderr: Callable[[str], None] | None = None,
-        **kwargs: Any,
+        timeout: float = DEFAULT_TIMEOUT,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Spawn ``command`` as the server, initialize, and return the connected client.
 
-        ``env`` is applied on top of this process's environment (see stdio.py). The server's
-        stderr is forwarded to ours line by line, or to ``on_stderr(line)``.
+        ``env`` is applied on top of this process's environment (``inherit_env=False``: only
+        ``env``); ``cwd`` is the server's working directory. The server's stderr is forwarded to
+        ours line by line, or to ``on_stderr(line)``. The other options are the constructor's.
         """
         # TR-01: stdio, the transport every client should offer
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
-        return cls._connected(transport, timeout=timeout, **kwargs)
+        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
+                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
+                              on_list_changed=on_list_changed, on_notification=on_notification,
+                              ping_interval=ping_interval, trace=trace)
 
     @classmethod
     def sse(
@@ -156,18 +168,30 @@ class Client:
         *,
         headers: dict[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        **kwargs: Any,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Open the event stream at ``url`` (HTTP with SSE), initialize, return the connected client.
 
         ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
-        bounds connecting, waiting for the ``endpoint`` event, each POST, and each request.
+        bounds connecting, waiting for the ``endpoint`` event, each POST, and each request. The
+        other options are the constructor's.
         """
         from .sse_client import SseClientTransport
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
-        return cls._connected(transport, timeout=timeout, **kwargs)
+        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
+                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
+                              on_list_changed=on_list_changed, on_notification=on_notification,
+                              ping_interval=ping_interval, trace=trace)
 
     @classmethod
     def http(
@@ -188,7 +212,7 @@ class Client:
         HTTP with SSE at the same URL instead, unless ``fallback=False``: so ``Client.http(url)``
         reaches either kind.
         """
-        from .sse_client import HttpError
+        from .machinery.http_client import HttpError
         from .streamable_http_client import StreamableHttpClientTransport
 
         # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers
@@ -221,7 +245,7 @@ class Client:
             lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
             self._session.notify("notifications/initialized")  # LC-08
             if self.ping_interval:  # PING-05: off unless asked for (PING-08)
-                self._session.start_keepalive(self.ping_interval)
+                ping.keep_alive(self._session, self.ping_interval)
         except BaseException:
             self.close()
             raise

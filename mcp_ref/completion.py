@@ -28,6 +28,7 @@ from typing import Any, Union
 
 from . import messages
 from .messages import InvalidParams, MethodNotFound
+from .python.registry import close_matches, did_you_mean
 
 MAX_VALUES = 100  # CMP-12
 REF_TYPES = {"ref/prompt": "name", "ref/resource": "uri"}
@@ -66,8 +67,9 @@ class CompletionRegistry:
         with self._lock:
             self._completers[(ref_type, ref, argument)] = completer
 
-    def complete(self, ctx: Any, params: dict[str, Any], ref_exists: Callable[[str, str], bool]) -> dict[str, Any]:
-        """``completion/complete``. ``ref_exists(type, key)`` says whether the prompt/template exists."""
+    def complete(self, ctx: Any, params: dict[str, Any], known_refs: Callable[[str], list[str]]) -> dict[str, Any]:
+        """``completion/complete``. ``known_refs(type)`` lists the server's prompts or resource URIs
+        and templates."""
         if not self:
             raise MethodNotFound("Method not found: completion/complete (this server offers no completions)")
         # CMP-04, CMP-08: every input checked, each bad field named.
@@ -80,9 +82,12 @@ class CompletionRegistry:
         argument = messages.param(params, "argument", "object")
         name = messages.param(argument, "name", "string", path="argument.")
         value = messages.param(argument, "value", "string", path="argument.")
-        if not ref_exists(ref_type, key):
-            raise InvalidParams(f"Invalid params: no {ref_type[4:]} {messages.printable(key)!r} on this server",
-                                {"field": f"ref.{REF_TYPES[ref_type]}"})
+        known = known_refs(ref_type)
+        if key not in known:
+            suggestions = close_matches(key, known)
+            raise InvalidParams(f"Invalid params: no {ref_type[4:]} {messages.printable(key)!r} on this server"
+                                f"{did_you_mean(suggestions)}",
+                                {"field": f"ref.{REF_TYPES[ref_type]}", "suggestions": suggestions})
         with self._lock:
             completer = self._completers.get((ref_type, key, name))
         if completer is None:

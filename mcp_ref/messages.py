@@ -45,6 +45,7 @@ RATE_LIMITED = -32010
 # JSON-RPC's implementation-defined range and are never put on the wire by mcp_ref.
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
+REQUEST_CANCELLED = -32800  # we cancelled our own request (basic/utilities/cancellation)
 
 RequestId = Union[str, int]
 Message = dict[str, Any]
@@ -158,6 +159,12 @@ class RequestTimeout(McpError, TimeoutError):
     code = REQUEST_TIMEOUT
 
 
+class RequestCancelled(McpError):
+    """Local: this side cancelled its own request (``OutgoingRequest.cancel``)."""
+
+    code = REQUEST_CANCELLED
+
+
 _BY_CODE: dict[int, type[McpError]] = {
     PARSE_ERROR: ParseError,
     INVALID_REQUEST: InvalidRequest,
@@ -211,11 +218,10 @@ def _build_c_encoder() -> Any:
     """``_ENCODER``'s C encoder, built the way ``JSONEncoder.iterencode`` builds it, except that it
     does not check for cycles; None where json has no C part, or where _ENCODER indents.
 
-    JSONEncoder.encode builds this object anew on every call; building it once here made the
-    server's per-call work for a ``tools/call`` 30.4 -> 26.4 us (a tight loop over a session, no
-    I/O). Without the check for cycles (its table of the objects being encoded could not be
-    shared between threads), a cycle fails as RecursionError, and ``encode`` then asks _ENCODER,
-    which says what is wrong.
+    JSONEncoder.encode builds this object anew on every call; building it once is a measured gain
+    (benchmarks/RESULTS.md, "Figures that stood in the code"). Without the check for cycles (its
+    table of the objects being encoded could not be shared between threads), a cycle fails as
+    RecursionError, and ``encode`` then asks _ENCODER, which says what is wrong.
     """
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None or _ENCODER.indent is not None:
@@ -270,6 +276,29 @@ def printable(text: str) -> str:
     """``text`` with anything that has no UTF-8 form (a lone surrogate) spelled as an escape, so a
     message that quotes what the peer sent can always be encoded."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def encode_answer(request_id: RequestId | None, outcome: dict[str, Any] | McpError, method: str = "") -> bytes:
+    """The bytes of the one answer to a request: its result, or its error. Whatever the handler
+    produced, these are strict JSON: a result that is not becomes -32603 saying so; an error
+    message quoting text with no UTF-8 form is escaped; an id with no UTF-8 form is answered with
+    id null (the one answer that can still be written)."""
+    # MSG-05: the response carries the id of the request it answers, unchanged
+    if isinstance(outcome, McpError):
+        msg = error_response(request_id, outcome)
+    else:
+        msg = result_response(request_id, outcome)  # type: ignore[arg-type]  # a request's id is never None
+    try:
+        return encode(msg)
+    except NotJson as problem:
+        if isinstance(outcome, McpError):
+            error = McpError(printable(outcome.message), code=outcome.code)
+        else:
+            error = InternalError(f"Internal error: the result of {printable(method)} cannot be sent as JSON: {problem}")
+    try:
+        return encode(error_response(request_id, error))
+    except NotJson:  # the id itself has no UTF-8 form: it cannot be echoed
+        return encode(error_response(None, error))
 
 
 # --- reading params ----------------------------------------------------------------------------
@@ -337,7 +366,7 @@ def decode(data: bytes) -> Any:
         raise ParseError(f"Parse error: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
         # The usual line, an object with nothing around it, skips json's two whitespace scans
-        # (the server's per-call work for a tools/call: 28.0 -> 24.9 us, measured as for _C_ENCODER).
+        # (a measured gain, as for _C_ENCODER).
         if text[:1] == "{":
             value, end = _DECODER.raw_decode(text)
             if end == len(text):
@@ -347,6 +376,21 @@ def decode(data: bytes) -> Any:
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:  # valid JSON, but deeper than Python's parser can follow
         raise ParseError("Parse error: the JSON is nested too deeply to read") from None
+
+
+def outcome(msg: Message, method: str) -> dict[str, Any] | McpError:
+    """What an answer to our request ``method`` says: its result, or the error to raise. An answer
+    that breaks the envelope's rules is an error too, saying how."""
+    if msg.get("jsonrpc") != JSONRPC_VERSION:  # MSG-01
+        return InvalidRequest(f'peer answered {method} with a message whose "jsonrpc" is not "2.0"')
+    if "result" in msg and "error" not in msg:  # MSG-06: exactly one of the two
+        result = msg["result"]
+        if isinstance(result, dict):
+            return result
+        return InvalidRequest(f"peer answered {method} with a non-object result: {result!r}")
+    if "error" in msg and "result" not in msg:
+        return McpError.from_error(msg["error"])
+    return InvalidRequest(f"peer answered {method} with both result and error")
 
 
 def is_valid_id(value: Any) -> TypeGuard[RequestId]:

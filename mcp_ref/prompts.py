@@ -25,12 +25,12 @@ becomes messages by the table in returns.py. Client side: ``list_prompts`` and
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import pagination
 from .messages import InternalError, InvalidParams
+from .python.registry import Registered, Registry, close_matches, did_you_mean
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
@@ -53,42 +53,28 @@ def arguments_from_signature(signature: Signature) -> list[dict[str, Any]]:
     return arguments
 
 
-class Prompt:
+class Prompt(Registered):
+    """One registered prompt: its wire description and the function behind it."""
+
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
                  arguments: list[dict[str, Any]] | None = None):
-        self.fn = fn
+        from .python.returns import prompt_result
+
+        super().__init__(fn, f"prompt {name!r}", description, label=f"prompt {name}")
         self.name = name
-        from .python.hints import ArgumentError
-        from .python.returns import UnsupportedReturn, prompt_result
-        from .python.signatures import Signature
-
-        signature = Signature(fn, f"prompt {name!r}")  # refuses async functions and unusable hints
-        self.description = description if description is not None else signature.doc
-        read = signature.string_reader()
-
-        # The prompt's two conversions (hints.py, returns.py), made here once, so a call imports nothing.
-        def read_arguments(arguments: dict[str, str]) -> dict[str, Any]:
-            try:
-                return read(arguments)
-            except ArgumentError as exc:  # PRM-10: "abc" for an int, "purple" for an Enum...
-                raise InvalidParams(f"Invalid argument {exc.field!r} for prompt {name!r}: {exc.problem}",
-                                    {"prompt": name, "field": exc.field, "problem": exc.problem}) from None
-
-        def result(value: Any) -> dict[str, Any]:
-            try:
-                return prompt_result(value)  # the conversion table of returns.py
-            except UnsupportedReturn as exc:  # PRM-09: the server's fault, said plainly
-                log.warning("prompt %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
-                raise InternalError(f"Prompt {name!r} returned a {type(value).__name__}, which cannot be "
-                                    f"sent as prompt messages: {exc}") from None
-
-        self.read_arguments = read_arguments
-        self.result = result
-        self.arguments = arguments if arguments is not None else arguments_from_signature(signature)
-        self.context_parameter = signature.context
-        self.accepts_any = signature.takes_kwargs
+        self.read_arguments = self.reader(self.signature.string_reader(), lambda exc: InvalidParams(
+            # PRM-10: "abc" for an int, "purple" for an Enum...
+            f"Invalid argument {exc.field!r} for prompt {name!r}: {exc.problem}",
+            {"prompt": name, "field": exc.field, "problem": exc.problem}))
+        self.result = self.converter(prompt_result, self._cannot_send)  # the conversion table of returns.py
+        self.arguments = arguments if arguments is not None else arguments_from_signature(self.signature)
+        self.accepts_any = self.signature.takes_kwargs
         if arguments is not None:
-            _check_explicit_arguments(signature, arguments, name)
+            _check_explicit_arguments(self.signature, arguments, name)
+
+    def _cannot_send(self, kind: str, problem: Exception) -> dict[str, Any]:
+        # PRM-09: the server's fault, said plainly
+        raise InternalError(f"Prompt {self.name!r} returned a {kind}, which cannot be sent as prompt messages: {problem}")
 
     def to_wire(self) -> dict[str, Any]:
         prompt: dict[str, Any] = {"name": self.name}
@@ -105,13 +91,14 @@ class Prompt:
         missing = [a["name"] for a in self.arguments if a.get("required") and a["name"] not in arguments]
         if missing:  # PRM-08, PRM-14: a call without a required argument is refused
             raise InvalidParams(f"Missing required argument(s) for prompt {self.name!r}: {', '.join(missing)}",
-                                {"prompt": self.name, "missing": missing})
+                                {"prompt": self.name, "missing": missing, "field": missing[0]})
         for key, value in arguments.items():  # PRM-10, PRM-13: strings, for known arguments only
             if not isinstance(value, str):
-                raise InvalidParams(f"Argument {key!r} of prompt {self.name!r} must be a string")
+                raise InvalidParams(f"Argument {key!r} of prompt {self.name!r} must be a string", {"field": key})
             if key not in known and not self.accepts_any:
                 raise InvalidParams(f"Unknown argument {key!r} for prompt {self.name!r}; it takes: "
-                                    f"{', '.join(sorted(known)) or 'no arguments'}")
+                                    f"{', '.join(sorted(known)) or 'no arguments'}"
+                                    f"{did_you_mean(close_matches(key, known))}", {"field": key})
         return self.read_arguments(arguments)
 
 
@@ -133,19 +120,11 @@ def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, An
 
 
 
-class PromptRegistry:
+class PromptRegistry(Registry[Prompt]):
     """The prompts a server offers. ``on_change`` is called after every add or remove."""
 
     def __init__(self, on_change: Callable[[], None]):
-        self._prompts: dict[str, Prompt] = {}
-        self._lock = threading.Lock()
-        self._on_change = on_change
-
-    def __bool__(self) -> bool:
-        return bool(self._prompts)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._prompts
+        super().__init__("prompt", on_change)
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
             arguments: list[dict[str, Any]] | None = None, *, replace: bool = False) -> Prompt:
@@ -153,40 +132,25 @@ class PromptRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a prompt needs a name: pass name='...'")
-        prompt = Prompt(fn, name, description, arguments)
-        with self._lock:
-            if name in self._prompts and not replace:
-                raise ValueError(f"a prompt named {name!r} is already registered; choose another name, "
-                                 "or pass replace=True to replace it")
-            self._prompts[name] = prompt
-        self._on_change()  # PRM-02
-        return prompt
-
-    def remove(self, name: str) -> None:
-        with self._lock:
-            if self._prompts.pop(name, None) is None:
-                raise KeyError(f"no prompt named {name!r}")
-        self._on_change()
+        return self.put(name, Prompt(fn, name, description, arguments), replace=replace)  # PRM-02: list_changed
 
     def page(self, params: dict[str, Any], page_size: int | None) -> dict[str, Any]:
-        with self._lock:
-            prompts = list(self._prompts.values())
-        return pagination.list_result(prompts, lambda p: p.name, "prompts", params, page_size)
+        """``prompts/list``: one page of prompts."""
+        return pagination.list_result(self.items(), lambda p: p.name, "prompts", params, page_size)
 
     def get(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``prompts/get``: check the arguments, call the function, shape the messages."""
         name = params.get("name")
-        with self._lock:
-            prompt = self._prompts.get(name) if isinstance(name, str) else None
+        prompt = self.lookup(name)
         if prompt is None:  # PRM-07
-            raise InvalidParams(f"Unknown prompt: {name!r}", {"prompt": name})
+            suggestions = self.suggest(name)
+            raise InvalidParams(f"Unknown prompt: {name!r}{did_you_mean(suggestions)}",
+                                {"prompt": name, "suggestions": suggestions})
         arguments = params.get("arguments") or {}
         if not isinstance(arguments, dict):
             raise InvalidParams('Invalid params: "arguments" must be an object of strings')
         kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
-        if prompt.context_parameter:
-            kwargs[prompt.context_parameter] = ctx
-        result = prompt.result(prompt.fn(**kwargs))  # an exception in the function becomes -32603 (PRM-09)
+        result = prompt.result(prompt.call(ctx, kwargs))  # an exception in the function becomes -32603 (PRM-09)
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from . import messages, pagination
 from .content import is_uri
 from .messages import InternalError, InvalidParams, ResourceNotFound
+from .python.registry import Registered, Registry, did_you_mean
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
@@ -70,48 +71,34 @@ class _Misfit(Exception):
     """A URI matches a template, but a variable does not convert to its parameter's hint."""
 
 
-class Resource:
+class Resource(Registered):
     """A concrete resource, or (with a template) a family of them."""
 
     def __init__(self, fn: Callable[..., Any], uri: str, name: str, description: str | None,
                  mime_type: str | None, is_template: bool = False):
-        self.fn = fn
+        from .python.returns import resource_contents_list
+
+        super().__init__(fn, f"resource template {uri!r}" if is_template else f"resource {uri!r}", description,
+                         label=f"resource {uri}")
         self.uri = uri
         self.name = name
         self.mime_type = mime_type
         self.is_template = is_template
-        what = f"resource template {uri!r}" if is_template else f"resource {uri!r}"
-        from .python.hints import ArgumentError
-        from .python.returns import UnsupportedReturn, resource_contents_list
-        from .python.signatures import Signature
-
-        signature = Signature(fn, what)  # refuses async functions and unusable hints
-        self.description = description if description is not None else signature.doc
-        self.context_parameter = signature.context
         self.pattern: re.Pattern[str] | None = None
         self.variables: list[str] = []
         if is_template:
             self.pattern, self.variables = compile_template(uri)
-        _check_parameters(signature, self.variables, what)
-        read = signature.string_reader(self.variables)
+        _check_parameters(self.signature, self.variables, self.what)
+        # users://abc for {id} with id: int: the template does not match that URI
+        self.read_variables = self.reader(self.signature.string_reader(self.variables),
+                                          lambda exc: _Misfit(f"{{{exc.field}}} of {uri}: {exc.problem}"))
+        self.contents = self.converter(  # the table of returns.py
+            lambda value, read_uri: resource_contents_list(value, read_uri, mime_type), self._cannot_send)
 
-        # The resource's two conversions (hints.py, returns.py), made here once, so a read imports nothing.
-        def read_variables(variables: dict[str, str]) -> dict[str, Any]:
-            try:
-                return read(variables)
-            except ArgumentError as exc:  # users://abc for {id} with id: int
-                raise _Misfit(f"{{{exc.field}}} of {uri}: {exc.problem}") from None
-
-        def contents(value: Any, read_uri: str) -> list[dict[str, Any]]:
-            try:
-                return resource_contents_list(value, read_uri, mime_type)  # the table of returns.py
-            except UnsupportedReturn as exc:  # RES-07: the server's fault, said plainly
-                log.warning("resource %s returned a %s that cannot be sent: %s", read_uri, type(value).__name__, exc)
-                raise InternalError(f"The handler of {read_uri} returned a {type(value).__name__}, which cannot be "
-                                    f"sent as resource contents: {exc}") from None
-
-        self.read_variables = read_variables
-        self.contents = contents
+    def _cannot_send(self, kind: str, problem: Exception) -> list[dict[str, Any]]:
+        # RES-07: the server's fault, said plainly
+        raise InternalError(f"The handler of {self.uri} returned a {kind}, which cannot be sent as resource "
+                            f"contents: {problem}")
 
     def to_wire(self) -> dict[str, Any]:
         item: dict[str, Any] = {("uriTemplate" if self.is_template else "uri"): self.uri, "name": self.name}
@@ -132,10 +119,7 @@ class Resource:
     def read(self, ctx: Any, uri: str, variables: dict[str, Any]) -> dict[str, Any]:
         """Call the function with the (converted) variables; its value as a ``resources/read``
         result: ``contents`` items, and the ``_meta`` of a result the function built itself."""
-        kwargs = dict(variables)
-        if self.context_parameter:
-            kwargs[self.context_parameter] = ctx
-        value = self.fn(**kwargs)  # an exception here becomes -32603 (RES-07)
+        value = self.call(ctx, dict(variables))  # an exception here becomes -32603 (RES-07)
         result = {"contents": self.contents(value, uri)}
         if isinstance(value, dict) and "contents" in value and isinstance(value.get("_meta"), dict):
             result["_meta"] = value["_meta"]  # every result may carry _meta: keep the author's
@@ -160,17 +144,18 @@ def _check_parameters(signature: Signature, variables: list[str], what: str) -> 
 
 
 class ResourceRegistry:
-    """The resources and templates a server offers, and who subscribed to what."""
+    """The resources and templates a server offers (two registries, each keyed by its URI), and who
+    subscribed to what."""
 
     def __init__(self, on_change: Callable[[], None]):
-        self._resources: dict[str, Resource] = {}
-        self._templates: dict[str, Resource] = {}
+        # RES-02, RES-16: every add or remove tells every session told listChanged, subscribed or not
+        self.concrete: Registry[Resource] = Registry("resource", on_change)
+        self.templates: Registry[Resource] = Registry("resource template", on_change)
         self._subscribers: dict[str, set[Any]] = {}  # uri -> sessions
         self._lock = threading.Lock()
-        self._on_change = on_change
 
     def __bool__(self) -> bool:
-        return bool(self._resources or self._templates)
+        return bool(self.concrete or self.templates)
 
     def add(self, fn: Callable[..., Any], uri: str, name: str | None = None, description: str | None = None,
             mime_type: str | None = None, *, template: bool = False, replace: bool = False) -> Resource:
@@ -189,40 +174,33 @@ class ResourceRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a resource needs a name: pass name='...'")
-        resource = Resource(fn, uri, name, description if description is not None else description,
-                            mime_type, template)
-        with self._lock:
-            table = self._templates if template else self._resources
-            if uri in table and not replace:
-                raise ValueError(f"{uri!r} is already registered; pass replace=True to replace it")
-            table[uri] = resource
-        self._on_change()  # RES-02, RES-16: to every session told listChanged, subscribed or not
-        return resource
+        resource = Resource(fn, uri, name, description, mime_type, template)
+        return (self.templates if template else self.concrete).put(uri, resource, replace=replace)
 
     def remove(self, uri: str) -> None:
         """Remove a resource or template by its URI (or URI template)."""
-        with self._lock:
-            if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
-                raise KeyError(f"no resource or template {uri!r}")
-        self._on_change()
+        if uri in self.concrete:
+            self.concrete.remove(uri)
+        elif uri in self.templates:
+            self.templates.remove(uri)
+        else:
+            raise KeyError(f"no resource or template {uri!r}")
 
     def page(self, params: dict[str, Any], page_size: int | None, *, templates: bool = False) -> dict[str, Any]:
         """``resources/list`` or ``resources/templates/list``: one page."""
-        with self._lock:
-            items = list((self._templates if templates else self._resources).values())
+        items = (self.templates if templates else self.concrete).items()
         field = "resourceTemplates" if templates else "resources"
         return pagination.list_result(items, lambda r: r.uri, field, params, page_size)
 
     def has(self, uri: str) -> bool:
         """Whether ``uri`` is a registered resource URI or URI template (as written)."""
-        with self._lock:
-            return uri in self._resources or uri in self._templates
+        return uri in self.concrete or uri in self.templates
 
     def find(self, uri: str) -> tuple[Resource, dict[str, Any]]:
         """The resource serving ``uri`` and its variables: a concrete one first, then the
         templates in order. A template matches when its variables convert to the hints."""
-        with self._lock:
-            candidates = [self._resources[uri]] if uri in self._resources else list(self._templates.values())
+        concrete = self.concrete.lookup(uri)
+        candidates = [concrete] if concrete is not None else self.templates.items()
         misfits = []
         for resource in candidates:
             variables = resource.match(uri)
@@ -233,7 +211,9 @@ class ResourceRegistry:
             except _Misfit as exc:
                 misfits.append(str(exc))
         why = f" ({'; '.join(misfits)})" if misfits else ""
-        raise ResourceNotFound(f"Resource not found: {uri}{why}", {"uri": uri})  # RES-06
+        suggestions = [] if misfits else self.concrete.suggest(uri)
+        raise ResourceNotFound(f"Resource not found: {uri}{why}{did_you_mean(suggestions)}",  # RES-06
+                               {"uri": uri, "suggestions": suggestions} if suggestions else {"uri": uri})
 
     def read(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``resources/read``."""

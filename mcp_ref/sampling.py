@@ -15,8 +15,8 @@ In short:
    its model, and answers with ``role``, ``content``, ``model`` and ``stopReason``. A refusal is
    an error (the spec's example uses code -1, SAMP-07).
 
-Client side: ``Client(sampling_handler=...)``; the handler gets the request's params and returns
-the result dict (``answer_params`` checks it). Server side: ``create_message`` (what
+Client side: ``Client(sampling_handler=...)``; ``answer`` checks the request's params, hands them
+to the handler, and checks the result dict it returns. Server side: ``create_message`` (what
 ``ctx.create_message`` calls), which refuses locally when the client did not declare sampling.
 """
 

@@ -1,6 +1,7 @@
 """Server: the server side of MCP, composed from the section modules, with ONE dispatch table.
 
-Spec page: server (overview), and basic/lifecycle for the server's part of initialization
+Spec page: server
+The overview of server features, and the server's part of basic/lifecycle (initialization).
 https://modelcontextprotocol.io/specification/2024-11-05/server
 
 In short:
@@ -26,17 +27,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from . import lifecycle, logs, stdio
+from . import lifecycle, logs, ping, sampling, stdio
+from . import roots as roots_
+from . import session as engine
 from .completion import Completer, CompletionRegistry
 from .lifecycle import Phase
 from .machinery.ratelimit import RateLimit
+from .machinery.reading import Transport
 from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .session import DEFAULT_MAX_WORKERS, RequestContext, Session, TraceCallback, Transport
+from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -44,7 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcp_ref.server")
 
-Handler = Callable[[RequestContext], dict[str, Any]]
+Handler = Callable[["RequestContext"], dict[str, Any]]
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Which declared capability each request needs: (capability, sub-flag or None).
@@ -63,8 +67,33 @@ REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
 }
 
 
-def _ping(ctx: RequestContext) -> dict[str, Any]:
-    return {}  # PING-01, PING-12: an empty result, at once (inline, see open_session)
+class RequestContext(engine.RequestContext):
+    """What a server's handler gets as ``ctx``: the engine's request context (``params``,
+    ``is_cancelled``, ``report_progress``, ``request``...; session.py), and the helpers through which
+    the server's features talk to its client, each provided by its page: log messages (logs.py),
+    sampling (sampling.py) and roots (roots.py)."""
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Send the client a log message if ``level`` passes the threshold it set; whether it was sent."""
+        return logs.send_log(self.session, level, data, logger)
+
+    def create_message(
+        self, messages: list[Any], max_tokens: int, *, system_prompt: str | None = None,
+        include_context: str | None = None, temperature: float | None = None,
+        stop_sequences: list[str] | None = None, model_preferences: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None, timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model and return its result dict. ``messages`` are message dicts or plain
+        strings (user text); options left as None are not sent. Raises ``McpError`` without sending
+        anything if the client did not declare ``sampling``."""
+        return sampling.create_message(
+            self.session, messages, max_tokens, timeout=timeout, system_prompt=system_prompt,
+            include_context=include_context, temperature=temperature, stop_sequences=stop_sequences,
+            model_preferences=model_preferences, metadata=metadata)
+
+    def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The client's roots, or ``McpError`` if it declared none."""
+        return roots_.list_roots(self.session, timeout=timeout)
 
 
 class Server:
@@ -80,7 +109,7 @@ class Server:
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  rate_limits: dict[str, tuple[float, int]] | None = None,
-                 max_workers: int = DEFAULT_MAX_WORKERS):
+                 max_workers: int = DEFAULT_MAX_RUNNING):
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -98,7 +127,7 @@ class Server:
         # notifications are handled by the session engine itself, see session.py.)
         self.request_handlers: dict[str, Handler] = {
             "initialize": self._initialize,  # basic/lifecycle
-            "ping": _ping,  # basic/utilities/ping
+            "ping": ping.answer,  # basic/utilities/ping
             "tools/list": lambda ctx: self.tools.page(ctx.params, self.page_size),  # server/tools
             "tools/call": lambda ctx: self.tools.call(ctx, ctx.params),
             "resources/list": lambda ctx: self.resources.page(ctx.params, self.page_size),  # server/resources
@@ -110,7 +139,7 @@ class Server:
             "prompts/get": lambda ctx: self.prompts.get(ctx, ctx.params),
             "logging/setLevel": lambda ctx: logs.set_level(ctx.session, ctx.params),  # utilities/logging
             "completion/complete": lambda ctx: self.completions.complete(  # utilities/completion
-                ctx, ctx.params, self._ref_exists),
+                ctx, ctx.params, self._known_refs),
         }
         self.notification_handlers: dict[str, Callable[[Session, dict[str, Any]], None]] = {
             "notifications/initialized": lambda session, params: lifecycle.accept_initialized(session.lifecycle),
@@ -201,7 +230,7 @@ class Server:
 
     def on_roots_changed(self, callback: F) -> F:
         """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
-        on a worker thread, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
+        on another thread of the session, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
         from .python.signatures import refuse_async  # the Python side, loaded on first use
 
         refuse_async(callback, "an on_roots_changed callback")
@@ -209,12 +238,14 @@ class Server:
         return callback
 
     def _roots_changed(self, session: Session, params: dict[str, Any]) -> None:
-        for callback in self._roots_callbacks:  # ROOT-22: on a worker, so it may ask roots/list again
+        for callback in self._roots_callbacks:  # ROOT-22: off the reading thread, so it may ask roots/list again
             ctx = RequestContext(session, None, "notifications/roots/list_changed", params)
-            session.run_in_worker(callback, ctx)
+            session.run_in_background(callback, ctx)
 
-    def _ref_exists(self, ref_type: str, key: str) -> bool:
-        return key in self.prompts if ref_type == "ref/prompt" else self.resources.has(key)
+    def _known_refs(self, ref_type: str) -> list[str]:
+        if ref_type == "ref/prompt":
+            return self.prompts.keys()
+        return self.resources.templates.keys() + self.resources.concrete.keys()
 
     # --- capabilities and lifecycle -----------------------------------------------------------
 
@@ -242,11 +273,12 @@ class Server:
 
     # --- dispatch -----------------------------------------------------------------------------
 
-    def _handle_request(self, ctx: RequestContext) -> dict[str, Any]:
+    def _handle_request(self, request: engine.RequestContext) -> dict[str, Any]:
+        ctx = cast(RequestContext, request)  # open_session has the session make ours
         handler = self.request_handlers.get(ctx.method)
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
-        ctx.session.lifecycle.gate(ctx.method)  # LC-01, LC-08
+        ctx.session.lifecycle.gate(ctx.method)  # LC-01: nothing but initialize and ping comes first
         required = REQUIRED_CAPABILITY.get(ctx.method)
         if required is not None:  # AR-01, LC-15, LC-21: serve only what this client was told we support
             capability = ctx.session.lifecycle.capabilities.get(required[0])
@@ -300,16 +332,17 @@ class Server:
     # --- sessions -----------------------------------------------------------------------------
 
     def open_session(self, transport: Transport, *, trace: TraceCallback | None = None) -> Session:
-        """A new session of this server on ``transport``; call ``.start()`` or ``.run()`` on it."""
+        """A new session of this server on ``transport``; call ``.start()`` on it."""
         session = Session(  # TR-12, TR-13: any transport, the same engine and lifecycle
             transport,
             on_request=self._handle_request,
             on_notification=self._handle_notification,
             # Lifecycle messages and ping run on the reader thread, in the order they arrived,
             # so the phase machine sees initialize before initialized whatever the scheduling.
-            inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a worker
+            inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a busy thread
             knows_method=self.request_handlers.__contains__,
-            max_workers=self.max_workers,
+            context=RequestContext,  # every handler's ctx is one of ours, with the helpers above
+            max_running=self.max_workers,
             trace=trace,
             name=f"{self.name}-session",
         )
@@ -336,8 +369,9 @@ class Server:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
         ``max_body_bytes``, ``max_streams``, ``max_queued``, ``keepalive``, and ``relay``).
         Run it under any *threaded* WSGI server: each event stream holds a thread. With
-        ``relay="redis://HOST:PORT/DB"`` (``pip install 'mcp_ref[redis]'``) it may run in several
-        processes and on several hosts at once (gunicorn ``-w 4 -k gthread``): see relay.py."""
+        ``relay="redis://HOST:PORT/DB"`` (the redis package; in a checkout,
+        ``.venv/bin/pip install -e '.[redis]'``) it may run in several processes and on several
+        hosts at once (gunicorn ``-w 4 -k gthread``): see machinery/relay.py."""
         from .sse import SseApp
 
         return SseApp(self, **options)
@@ -380,9 +414,13 @@ class Server:
 
         self.serve_sse(host, port, on_ready=ready, **options)  # SHTTP-07: localhost unless told otherwise
 
-    def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES) -> None:
-        """Serve one client on this process's stdin/stdout; returns when stdin closes (LC-19).
-
-        A line longer than ``max_line_bytes`` is discarded and answered -32600.
-        """
-        stdio.serve(self.open_session, max_line_bytes=max_line_bytes)
+    def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES, trace: TraceCallback | None = None) -> None:
+        """Serve one client on this process's stdin/stdout (stdio.own_stdio); return when stdin closes
+        (LC-19), or when the session ends otherwise (its output is then closed, so the client sees the
+        end too). A line longer than ``max_line_bytes`` is discarded and answered -32600."""
+        session = self.open_session(stdio.own_stdio(max_line_bytes=max_line_bytes), trace=trace)
+        session.start()  # on a thread of the session: a read stuck on stdin cannot hold us here
+        try:
+            session.closed.wait()  # LC-19: done at end of stdin, or when the session ends
+        except KeyboardInterrupt:
+            session.close("interrupted")

@@ -1,6 +1,7 @@
 """The HTTP with SSE transport: server-sent events down, HTTP POSTs up.
 
-Spec page: basic/transports, section HTTP with SSE
+Spec page: basic/transports
+Section: HTTP with SSE (the server's end; the client's is sse_client.py)
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
 
 In short:
@@ -64,7 +65,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
@@ -72,12 +73,18 @@ from werkzeug.wrappers import Request, Response
 from . import messages
 from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .machinery.memory import put_end_marker
-from .machinery.relay import Relay, RelayUnavailable, UnknownSession, relay_from
+from .machinery.redis_relay import relay_from
+from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 
 if TYPE_CHECKING:
-    from .server import Server
-    from .session import TraceCallback
+    from .session import Session, TraceCallback
     from .streamable_http import StreamableHttpApp
+
+
+class SessionOpener(Protocol):
+    """Whoever opens a session for each new event stream: a ``Server`` (server.py) is one."""
+
+    def open_session(self, transport: _StreamTransport, *, trace: TraceCallback | None = None) -> Session: ...
 
 log = logging.getLogger("mcp_ref.sse")
 
@@ -136,8 +143,11 @@ class _StreamTransport:
         self._closed = False
         self._stalled = False
 
-    def receive(self) -> bytes | None:
-        return self.inbox.get()
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
@@ -177,7 +187,7 @@ class SseApp:
     object; None, the default, knows only the sessions of this process.
     """
 
-    def __init__(self, server: Server, *, sse_path: str = "/sse", message_path: str = "/messages/",
+    def __init__(self, server: SessionOpener, *, sse_path: str = "/sse", message_path: str = "/messages/",
                  session_param: str = "session_id", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
@@ -367,7 +377,4 @@ def _readable_now(sock: socket.socket) -> bool:
     return bool(select.select([sock], [], [], 0)[0])  # Windows: no poll, and no such limit in its select
 
 
-# The client's end lives in sse_client.py; these names stay importable from here.
-from .sse_client import HttpError, SseClientTransport  # noqa: E402
-
-__all__ = ["HttpError", "SseApp", "SseClientTransport", "sse_event"]
+__all__ = ["SseApp", "SseHttpServer", "sse_event"]  # the client's end: sse_client.py

@@ -1,6 +1,7 @@
 """The client's end of the HTTP with SSE transport: a GET for the event stream, a POST per message.
 
-Spec page: basic/transports, section HTTP with SSE
+Spec page: basic/transports
+Section: HTTP with SSE (the client's end; the server's is sse.py)
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
 
 In short (the server's side and the whole picture are in sse.py):
@@ -20,18 +21,27 @@ that each event is handled the moment it arrives. The session does not consult t
 environment on every POST (``trust_env`` is off: looking up proxy settings cost about a
 quarter of the client's CPU per POST); proxies and a CA bundle named by the environment are
 read once, when the transport is made, and ``proxies=`` / ``verify=`` override them.
+
+When the server cannot be reached, the error says so in one sentence of our own, what happened
+and what to check (``could not connect to URL: nothing is listening at 127.0.0.1:8000
+(connection refused); check that...``), never the text of requests' and urllib3's exceptions.
+No message names the POST endpoint's query: it holds the session id, the session's only secret.
+For the same reason urllib3's DEBUG lines about our POSTs show that query as ``?...`` (a filter
+on its connection-pool logger, ``_HideEndpoints``, that touches only our open endpoints).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .messages import CONNECTION_CLOSED, ConnectionClosed, McpError
+from .machinery.http_client import HttpError  # the client ends of both HTTP transports raise it
+from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
     import socket
@@ -41,14 +51,38 @@ log = logging.getLogger("mcp_ref.sse")
 READ_CHUNK = 64 * 1024
 
 
-class HttpError(McpError):
-    """Local: an HTTP request of the SSE transport failed; ``status`` is the HTTP status."""
+class _HideEndpoints(logging.Filter):
+    """On urllib3's connection-pool logger: its DEBUG line for each request quotes the request's
+    path and query, and the query of an endpoint holds a session id. Each open transport adds
+    its endpoint's ``path?query`` here while it lives; in a record, that string becomes
+    ``path?...``. Other requests' lines are left as they are."""
 
-    code = CONNECTION_CLOSED
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._hidden: dict[str, str] = {}  # "/messages/?session_id=..." -> "/messages/?..."
 
-    def __init__(self, message: str, status: int):
-        super().__init__(message, {"status": status})
-        self.status = status
+    def hide(self, url: str) -> str:
+        """Hide ``url``'s path and query from now on; returns the key to ``show`` it again."""
+        parts = urllib.parse.urlsplit(url)
+        secret = f"{parts.path}?{parts.query}"
+        with self._lock:
+            self._hidden[secret] = f"{parts.path}?..."
+        return secret
+
+    def show(self, secret: str) -> None:
+        with self._lock:
+            self._hidden.pop(secret, None)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self._hidden and isinstance(record.args, tuple):
+            with self._lock:
+                record.args = tuple(self._hidden.get(arg, arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
+_hide_endpoints = _HideEndpoints()
+logging.getLogger("urllib3.connectionpool").addFilter(_hide_endpoints)
 
 
 class SseClientTransport:
@@ -78,6 +112,7 @@ class SseClientTransport:
             os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True)
         self._http.trust_env = False
         self._endpoint = ""
+        self._hidden_endpoint = ""  # its key in _hide_endpoints, while this transport is open
         self._early: list[bytes] = []  # messages before the endpoint event (a server that breaks TR-11)
         self._closing = False
         # Until the endpoint has come, every wait ends by this moment (see _short_reads).
@@ -85,12 +120,9 @@ class SseClientTransport:
         try:
             self._response = self._http.get(url, stream=True, timeout=(timeout, timeout),  # LC-24
                                             headers={"Accept": "text/event-stream", "Cache-Control": "no-cache"})
-        except requests.Timeout:
-            self._http.close()
-            raise ConnectionClosed(f"could not open the event stream at {url}: no answer within {timeout:g} s") from None
         except requests.RequestException as exc:
             self._http.close()
-            raise ConnectionClosed(f"could not open the event stream at {url}: {exc}") from exc
+            raise ConnectionClosed(f"could not connect to {url}: {unreachable(url, exc, timeout)}") from exc
         if self._response.status_code != 200:
             status, reason = self._response.status_code, self._response.reason
             why = _first_words(self._response, timeout)  # the server's own reason, e.g. for a 421
@@ -140,7 +172,8 @@ class SseClientTransport:
             if self._setup_deadline is not None and time.monotonic() >= self._setup_deadline:
                 raise ConnectionClosed(f"no endpoint event from {self.url} within {self.timeout:g} s; "
                                        "is this an MCP SSE endpoint?") from None
-            raise ConnectionClosed(f"the event stream at {self.url} broke before its endpoint event: {exc}") from exc
+            raise ConnectionClosed(f"the event stream at {self.url} broke before its endpoint event "
+                                   f"({type(exc).__name__}); check that the server is still running") from exc
         self._setup_deadline = None
         if self._socket is not None:
             self._socket.settimeout(None)
@@ -148,7 +181,8 @@ class SseClientTransport:
             log.warning("cannot reach the socket of the event stream at %s: it keeps a read timeout of %g s, "
                         "so it ends after that long without an event", self.url, self.timeout)
 
-    def receive(self) -> bytes | None:
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        # (No timed_receive: the engine never passes a timeout to this transport.)
         if self._early:
             return self._early.pop(0)
         while True:
@@ -167,31 +201,35 @@ class SseClientTransport:
     def _accept_endpoint(self, data: str) -> None:
         endpoint = urllib.parse.urljoin(self.url, data.strip())
         if _origin(endpoint) != _origin(self.url):
-            raise ConnectionClosed(f"refusing the endpoint {endpoint!r}: it is on another origin than "
-                                   f"the event stream {self.url!r}")
+            raise ConnectionClosed(f"refusing the endpoint {without_query(endpoint)!r}: it is on another origin "
+                                   f"than the event stream {self.url!r}")
+        self._hidden_endpoint = _hide_endpoints.hide(endpoint)
         self._endpoint = endpoint
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         import requests
 
         bound = self.timeout if timeout is None else timeout
+        shown = without_query(self._endpoint)  # the query holds the session id: never in a message
         if bound <= 0:
-            raise TimeoutError(f"no time left to POST to {self._endpoint}")
+            raise TimeoutError(f"no time left to POST to {shown}")
         try:
             # LC-24: both to connect and to wait for the answer, so a frozen server costs a
             # request no more than its own timeout.
             response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
                                        headers={"Content-Type": "application/json"})
         except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-            raise TimeoutError(f"POST to {self._endpoint}: no answer within {bound:g} s") from None
+            raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None
         except requests.RequestException as exc:
-            raise ConnectionClosed(f"POST to {self._endpoint} failed: {exc}") from exc
+            raise ConnectionClosed(f"could not POST to {shown}: {unreachable(self._endpoint, exc, bound)}") from exc
         if not 200 <= response.status_code < 300:
-            raise HttpError(f"POST to {self._endpoint} answered HTTP {response.status_code} {response.reason}: "
+            raise HttpError(f"POST to {shown} answered HTTP {response.status_code} {response.reason}: "
                             f"{response.text[:200]}", response.status_code)
 
     def close(self) -> None:
         self._closing = True
+        if getattr(self, "_hidden_endpoint", ""):
+            _hide_endpoints.show(self._hidden_endpoint)
         sock = getattr(self, "_socket", None)
         if sock is not None:
             import socket
@@ -208,6 +246,74 @@ class SseClientTransport:
 
     def describe_close(self) -> str:
         return "the server closed the event stream" if not self._closing else "the client closed the connection"
+
+
+def without_query(url: str) -> str:
+    """``url`` without its query and fragment: ``/messages/?session_id=...`` -> ``/messages/``."""
+    return urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl()
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything behind it: requests wraps urllib3's exceptions, which wrap the
+    socket's, through ``__cause__``, ``__context__``, ``reason`` and ``args``."""
+    seen: set[int] = set()
+    waiting: list[Any] = [exc]
+    while waiting:
+        current = waiting.pop(0)
+        if not isinstance(current, BaseException) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        waiting += [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
+
+
+def unreachable(url: str, exc: BaseException, timeout: float) -> str:
+    """Why an HTTP request to ``url`` failed, in words of our own: what happened, then what to
+    check. ``exc`` is what requests raised; only its causes are read, never its text."""
+    import http.client
+    import socket
+    import ssl
+
+    import requests
+
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        port = None
+    where = f"{parts.hostname}:{port}" if parts.hostname else repr(url)
+    causes = list(_causes(exc))
+
+    def found(*kinds: type[BaseException]) -> BaseException | None:
+        return next((cause for cause in causes if isinstance(cause, kinds)), None)
+
+    if found(requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema):
+        return "this is not an http:// or https:// URL; write it in full, e.g. http://127.0.0.1:8000/sse"
+    if found(requests.exceptions.InvalidURL):
+        return "this URL cannot be read; write it in full, e.g. http://127.0.0.1:8000/sse"
+    if found(requests.exceptions.ProxyError):
+        return (f"the proxy on the way to {where} refused to connect; check the HTTP_PROXY, HTTPS_PROXY and "
+                "NO_PROXY variables (or pass proxies=)")
+    if found(ConnectionRefusedError):
+        return (f"nothing is listening at {where} (connection refused); check that the server is running and "
+                "that the URL has the host and port it listens on")
+    if found(socket.gaierror):
+        return f"the host name {parts.hostname!r} could not be resolved; check its spelling in the URL"
+    if found(ssl.SSLError, requests.exceptions.SSLError):
+        return (f"the TLS handshake with {where} failed; check that the server speaks https (else write "
+                "http://) and that its certificate is trusted (verify=)")
+    if found(requests.exceptions.ConnectTimeout):
+        return (f"{where} did not accept the connection within {timeout:g} s; check the host and port, and that "
+                "no firewall drops the connection")
+    if found(requests.exceptions.Timeout, TimeoutError, socket.timeout):
+        return (f"{where} accepted the connection but sent no answer within {timeout:g} s; check that the URL "
+                "is the server's SSE endpoint and that the server is not stuck")
+    if found(ConnectionResetError, http.client.RemoteDisconnected, BrokenPipeError):
+        return (f"{where} closed the connection without an HTTP answer; check that the port belongs to an "
+                "HTTP server (not another service) and that the server did not stop")
+    error = found(OSError)
+    detail = f"{error.strerror.lower()}" if isinstance(error, OSError) and error.strerror else type(exc).__name__
+    return f"{where} could not be reached ({detail}); check the URL and the network"
 
 
 def _first_words(response: Any, timeout: float, limit: int = 200) -> str:

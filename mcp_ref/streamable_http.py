@@ -86,7 +86,8 @@ from .machinery.http_streams import (
     sse_event,
 )
 from .machinery.memory import put_end_marker
-from .machinery.relay import Relay, RelayUnavailable, UnknownSession, relay_from
+from .machinery.redis_relay import relay_from
+from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
 
 log = logging.getLogger("mcp_ref.streamable_http")

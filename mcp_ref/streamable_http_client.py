@@ -49,10 +49,17 @@ import time
 from typing import Any
 
 from . import messages
-from .machinery.http_client import first_words, http_session, read_body, short_reads, socket_of, sse_events
+from .machinery.http_client import (
+    HttpError,
+    first_words,
+    http_session,
+    read_body,
+    short_reads,
+    socket_of,
+    sse_events,
+)
 from .machinery.memory import put_end_marker
 from .messages import ConnectionClosed, RequestId
-from .sse_client import HttpError
 
 log = logging.getLogger("mcp_ref.streamable_http")
 

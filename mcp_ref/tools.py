@@ -17,26 +17,26 @@ In short:
 5. Servers must validate inputs (TOOL-08): we check arguments against ``inputSchema`` with
    jsonschema before the function is called.
 
-Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives elsewhere:
+Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives in mcp_ref/python/:
 hints.py derives the ``inputSchema`` from the function's type hints and turns the arguments into
 typed values; returns.py turns what the function returns into content. Client side:
-``list_tools`` and ``call_tool_params``.
+``call_tool_params`` (``Client.list_tools`` and ``call_tool`` send the requests).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
 from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
+from .python.registry import Registered, Registry, did_you_mean
 
-# The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
-# imported where a function is registered, not at the top: it needs inspect,
-# dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
+# The rest of the Python side (mcp_ref/python/: type hints in, return values out) is imported where
+# a function is registered, not at the top: it needs inspect, dataclasses and more, which
+# `import mcp_ref` and a program that only uses the client skip.
 
 log = logging.getLogger("mcp_ref.tools")
 
@@ -44,49 +44,30 @@ log = logging.getLogger("mcp_ref.tools")
 # --- the server's registry -----------------------------------------------------------------------
 
 
-class Tool:
-    """One registered tool: its wire description and the function behind it.
-
-    ``input_schema`` defaults to the one derived from the function's type hints (hints.py).
-    """
+class Tool(Registered):
+    """One registered tool: its wire description and the function behind it. ``input_schema``
+    defaults to the one derived from the function's type hints (python/hints.py)."""
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
                  input_schema: dict[str, Any] | None = None):
-        self.fn = fn
+        from .python.hints import passes_through
+        from .python.returns import tool_result
+
+        super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}")
         self.name = name
-        from .python.hints import ArgumentError, passes_through
-        from .python.returns import UnsupportedReturn, tool_result
-        from .python.signatures import Signature
-
-        signature = Signature(fn, f"tool {name!r}")  # refuses async functions and unusable hints
-        self.description = description if description is not None else signature.doc
-        self.input_schema = input_schema if input_schema is not None else signature.input_schema()
-        self.context_parameter = signature.context
-        read = signature.json_reader(lenient=input_schema is not None)
-
-        # The tool's two conversions (hints.py, returns.py), made here once, so a call imports nothing.
-        def read_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-            try:
-                return read(arguments)
-            except ArgumentError as exc:  # valid JSON that still does not fit: a bad date, a validator
-                raise self._invalid(exc.field, exc.problem) from None
-
-        def result(value: Any) -> dict[str, Any]:
-            try:
-                return tool_result(value)  # TOOL-11: only what converts to valid content (returns.py) goes out
-            except UnsupportedReturn as exc:  # the tool's own bug: for the model, the tool failed (TOOL-17)
-                log.warning("tool %s returned a %s that cannot be sent: %s", name, type(value).__name__, exc)
-                return _error_result(name, TypeError(f"it returned a {type(value).__name__} that cannot be sent ({exc})"))
-
-        self.read_arguments = read_arguments
-        self.result = result
+        self.input_schema = input_schema if input_schema is not None else self.signature.input_schema()
+        self.read_arguments = self.reader(self.signature.json_reader(lenient=input_schema is not None),
+                                          lambda exc: self._invalid(exc.field, exc.problem))
+        # TOOL-11: only what converts to valid content goes out; what does not is the tool's own bug,
+        # and for the model the tool failed (TOOL-17)
+        self.result = self.converter(tool_result, lambda kind, exc: _error_result(
+            name, TypeError(f"it returned a {kind} that cannot be sent ({exc})")))
         self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
         self._validator: Any = None
         # Arguments the quick check proved valid are each of their parameter's JSON type; when every
         # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert.
         # Only with the schema made from those hints: a hand-written one may prove other types.
-        # (This shortcut: the server's per-call work for add(a: int, b: int) 16.0 -> 14.9 us.)
-        self._nothing_to_convert = input_schema is None and all(passes_through(p.hint) for p in signature.parameters)
+        self._nothing_to_convert = input_schema is None and all(passes_through(p.hint) for p in self.signature.parameters)
 
     def to_wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
@@ -112,8 +93,11 @@ class Tool:
             self._validator = jsonschema.Draft7Validator(self.input_schema)
         errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))  # TOOL-08
         if errors:
-            field = "/".join(str(p) for p in errors[0].absolute_path)
-            raise self._invalid(field, errors[0].message)
+            error = errors[0]
+            path = [str(p) for p in error.absolute_path]
+            if error.validator == "required" and isinstance(error.instance, dict):  # the field is the missing one
+                path += [next((str(k) for k in error.validator_value if k not in error.instance), "")]
+            raise self._invalid("/".join(part for part in path if part), error.message)
 
     def _invalid(self, field: str, problem: str) -> InvalidParams:
         where = f" at {field!r}" if field else ""
@@ -121,19 +105,11 @@ class Tool:
                              {"tool": self.name, "field": field or None, "problem": problem})
 
 
-class ToolRegistry:
+class ToolRegistry(Registry[Tool]):
     """The tools a server offers. ``on_change`` is called after every add or remove."""
 
     def __init__(self, on_change: Callable[[], None]):
-        self._tools: dict[str, Tool] = {}
-        self._lock = threading.Lock()
-        self._on_change = on_change
-
-    def __bool__(self) -> bool:
-        return bool(self._tools)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        super().__init__("tool", on_change)
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
             input_schema: dict[str, Any] | None = None, *, replace: bool = False) -> Tool:
@@ -143,46 +119,30 @@ class ToolRegistry:
             raise TypeError("a tool needs a name: pass name='...'")
         if input_schema is not None and (not isinstance(input_schema, dict) or input_schema.get("type") != "object"):
             raise ValueError('a tool\'s input_schema must be a JSON Schema with "type": "object"')
-        tool = Tool(fn, name, description, input_schema)
-        with self._lock:
-            if name in self._tools and not replace:
-                raise ValueError(f"a tool named {name!r} is already registered; choose another name, "
-                                 "or pass replace=True to replace it")
-            self._tools[name] = tool
-        self._on_change()  # TOOL-06
-        return tool
-
-    def remove(self, name: str) -> None:
-        with self._lock:
-            if self._tools.pop(name, None) is None:
-                raise KeyError(f"no tool named {name!r}")
-        self._on_change()
+        return self.put(name, Tool(fn, name, description, input_schema), replace=replace)  # TOOL-06: list_changed
 
     def page(self, params: dict[str, Any], page_size: int | None) -> dict[str, Any]:
         """``tools/list``: one page of tools."""
-        with self._lock:
-            tools = list(self._tools.values())
-        return pagination.list_result(tools, lambda t: t.name, "tools", params, page_size)
+        return pagination.list_result(self.items(), lambda t: t.name, "tools", params, page_size)
 
     def call(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``tools/call``: find, validate, run; tool failures become ``isError`` results."""
         name = params.get("name")
         if not isinstance(name, str):
             raise InvalidParams('Invalid params: tools/call needs "name", a string')
-        with self._lock:
-            tool = self._tools.get(name)
+        tool = self.lookup(name)
         if tool is None:  # TOOL-18: a protocol error, not an isError result
-            raise InvalidParams(f"Unknown tool: {name!r}", {"tool": name})
+            suggestions = self.suggest(name)
+            raise InvalidParams(f"Unknown tool: {name!r}{did_you_mean(suggestions)}",
+                                {"tool": name, "suggestions": suggestions})
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
             raise InvalidParams(f'Invalid params: "arguments" of tool {name!r} must be an object')
         kwargs = tool.arguments(arguments)  # TOOL-08
-        if tool.context_parameter:
-            kwargs[tool.context_parameter] = ctx
         try:
-            value = tool.fn(**kwargs)
+            value = tool.call(ctx, kwargs)
         except McpError as exc:
             if exc.failed_request is None:
                 raise  # the tool author chose a protocol error on purpose (TOOL-18)
@@ -192,20 +152,22 @@ class ToolRegistry:
         return tool.result(value)
 
 
-
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:
     """TOOL-17: a tool that failed while running: its message for the model, no traceback."""
     log.info("tool %s failed: %r", name, exc)
-    message = str(exc) or type(exc).__name__  # TOOL-11: the message only: no traceback, no internals
+    message = error_text(exc)  # TOOL-11: the message only: no traceback, no internals
     return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}  # TOOL-17, TOOL-19
 
 
+def error_text(exc: BaseException) -> str:
+    """What an exception says, as its author wrote it: a KeyError's message is not quoted again
+    (``str(KeyError("no item 'x'"))`` quotes it), and one without a message is named by its type."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0] or type(exc).__name__
+    return str(exc) or type(exc).__name__
+
+
 # --- the client's side ---------------------------------------------------------------------------
-
-
-def list_tools(request: Callable[[str, dict[str, Any] | None], dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every tool the server has, across all pages."""
-    return pagination.list_all(request, "tools/list", "tools")
 
 
 def call_tool_params(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:

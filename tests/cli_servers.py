@@ -29,6 +29,14 @@ def sleep(ctx: RequestContext, seconds: float = 30) -> str:
 
 
 @server.tool()
+def log_then_wait(ctx: RequestContext, seconds: float = 30) -> str:
+    """Send one log message, then wait ``seconds`` unless cancelled first: a test can see the
+    message arrive while the call is still running."""
+    ctx.log("notice", "started waiting", logger="cli-test")
+    return "cancelled" if ctx.cancelled.wait(seconds) else "waited"
+
+
+@server.tool()
 def steps(ctx: RequestContext, count: int = 3) -> str:
     """Report ``count`` steps of progress."""
     for step in range(1, count + 1):

@@ -17,6 +17,7 @@ import pytest
 
 from mcp_ref import Client, Server
 from mcp_ref.machinery.memory import MemoryTransport
+from mcp_ref.session import Session
 
 from .schema_tap import SCHEMA_PATH, SchemaTap, schema_available
 
@@ -251,3 +252,33 @@ def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
         client.close()
     for server in servers:
         server.close()
+
+
+# --- helpers several test files share -------------------------------------------------------
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 3.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("condition not reached in time")
+
+
+class ManualPeer:
+    """A Session on one end of an in-memory link, and raw access to the other end."""
+
+    def __init__(self) -> None:
+        ours, self.theirs = MemoryTransport.pair()
+        self.session = Session(ours, on_request=lambda ctx: {}, on_notification=lambda s, m, p: None, name="manual")
+        self.session.start()
+
+    def next_message(self) -> Any:
+        data = self.theirs.receive()
+        assert data is not None
+        return json.loads(data)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.theirs.send(json.dumps(msg).encode())

@@ -5,12 +5,22 @@ Not a spec page of its own; it exercises basic/lifecycle and basic/transports#st
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
+import select
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+import mcp_ref
+from mcp_ref.tooling.cli import LogDisplay, ProgressDisplay, build_parser
 
 from .conftest import ROOT, TEST_SERVER
 
@@ -117,7 +127,7 @@ def test_request_answers_sampling_and_roots() -> None:
     assert replied.returncode == 0, replied.stderr
     assert json.loads(replied.stdout)["content"][0]["text"] == "mcp-ref-cli says: forty-two"
     refused = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--trace")
-    assert refused.returncode == 0 and json.loads(refused.stdout)["isError"] is True
+    assert refused.returncode == 3 and json.loads(refused.stdout)["isError"] is True  # the tool failed: exit 3
     assert "no sampling handler is configured" in refused.stdout
     error_line = next(line for line in refused.stderr.splitlines() if line.startswith("client -> server") and '"error"' in line)
     assert "no sampling handler is configured" in error_line  # the JSON-RPC error our CLI sent
@@ -148,3 +158,147 @@ def test_serve_sse_and_request_sse() -> None:
                 stream.close()
     refused = run("request", "--sse", url, "ping", "--timeout", "2")
     assert refused.returncode == 2 and "could not" in refused.stderr
+
+
+# --- a newcomer's first commands: nothing hidden, nothing silently ignored ------------------------
+
+
+CLI_SERVERS = ROOT / "tests" / "cli_servers.py"
+
+
+def test_version_prints_the_version() -> None:
+    proc = run("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"mcp-ref {mcp_ref.__version__} (MCP {mcp_ref.PROTOCOL_VERSION})"
+
+
+def test_a_bare_mcp_ref_prints_its_help() -> None:
+    proc = run()
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: mcp-ref")
+    for command in ("serve", "request", "inspect", "config", "demo", "spec", "check"):
+        assert f"    {command} " in proc.stdout, command  # each command, with its one-line help
+
+
+def test_every_positional_argument_has_help_text() -> None:
+    def positionals(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, argparse.Action]]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    found += positionals(child, f"{path} {name}")
+            elif not action.option_strings:
+                found.append((path, action))
+        return found
+
+    every = positionals(build_parser(), "mcp-ref")
+    assert len(every) >= 5  # serve TARGET, request METHOD and PARAMS_JSON, config NAME, spec ID_OR_PAGE, ...
+    assert [(path, action.dest) for path, action in every if not action.help] == []
+    shown = " ".join(run("request", "--help").stdout.split())  # and the help is what the user sees
+    assert "METHOD the method to call, e.g. ping" in shown and "PARAMS_JSON the params as a JSON object" in shown
+
+
+@pytest.mark.parametrize("options", [["--port", "8000"], ["--host", "0.0.0.0"], ["--allow-host", "box.example"]])
+def test_serve_refuses_http_options_without_transport_sse(options: list[str]) -> None:
+    proc = subprocess.run([MCP_REF, "serve", *options], capture_output=True, text=True, timeout=30, cwd=ROOT,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"mcp-ref: {options[0]} is for --transport sse")
+    assert "add --transport sse" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_serve_with_port_and_transport_sse_still_serves() -> None:
+    proc = subprocess.Popen([MCP_REF, "serve", "--transport", "sse", "--port", "0", "--host", "127.0.0.1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("mcp-ref: serving mcp-ref-demo over HTTP with SSE at http://127.0.0.1:")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=5)
+
+
+def test_request_shows_the_servers_log_messages_on_stderr() -> None:
+    proc = run("request", "--stdio", SERVE, "tools/call", '{"name": "log_something", "arguments": {"message": "hi"}}')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f'[server log] {level} demo: {{"message": "hi"}}'
+                                        for level in ("debug", "info", "warning")]
+    quiet = run("request", "--stdio", SERVE, "tools/call", '{"name": "log_something"}', "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert json.loads(quiet.stdout) == json.loads(proc.stdout.replace("hi", "hello from the demo server"))
+
+
+def test_request_shows_a_log_message_as_it_arrives() -> None:
+    """The message is on stderr while the tool is still running, not after its result."""
+    proc = subprocess.Popen([MCP_REF, "request", "--stdio", f"{SERVE} {CLI_SERVERS}:server", "tools/call",
+                             '{"name": "log_then_wait", "arguments": {"seconds": 30}}'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stderr is not None
+        ready, _, _ = select.select([proc.stderr], [], [], 15)
+        assert ready, "no log message within 15 s"
+        assert proc.stderr.readline() == "[server log] notice cli-test: started waiting\n"
+        assert proc.poll() is None  # the call is still waiting for its result
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 130 and out == ""
+
+
+def test_a_server_log_message_cannot_write_to_the_terminal() -> None:
+    stream = io.StringIO()
+    show = LogDisplay(stream, ProgressDisplay(stream))
+    show({"level": "info", "data": "two\nlines \x1b[2J", "logger": "x\x1b[31m"})
+    show({"level": "error", "data": {"nested": [1, None]}})
+    assert stream.getvalue().splitlines() == ['[server log] info x?[31m: "two\\nlines \\u001b[2J"',
+                                              '[server log] error: {"nested": [1, null]}']
+
+
+def test_a_tool_error_exits_3_with_its_text_on_stderr() -> None:
+    proc = run("request", "--stdio", SERVE, "tools/call", '{"name": "fail", "arguments": {"reason": "disk full"}}')
+    assert proc.returncode == 3
+    assert json.loads(proc.stdout)["isError"] is True  # the whole result, on stdout as for any result
+    assert proc.stderr.startswith("mcp-ref: the tool reported an error: ")  # one line, with the tool's text
+    assert proc.stderr.endswith("disk full\n") and proc.stderr.count("\n") == 1
+    assert run("request", "--stdio", SERVE, "tools/call", '{"name": "add", "arguments": {"a": 1, "b": 2}}'
+               ).returncode == 0
+    documented = " ".join(run("request", "--help").stdout.split())
+    assert "3 tools/call answered with isError: true" in documented
+
+
+@pytest.mark.parametrize(("method", "example"), [
+    ("tools/call", '{"name": "add", "arguments": {"a": 2, "b": 3}}'),
+    ("resources/read", '{"uri": "demo://readme"}'),
+    ("prompts/get", '{"name": "review_code", "arguments": {"code": "x = 1"}}'),
+])
+def test_bad_params_json_shows_an_example_for_the_method(method: str, example: str) -> None:
+    proc = run("request", "--stdio", SERVE, method, "{name: add}")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("mcp-ref: PARAMS_JSON is not valid JSON (")
+    assert f"for {method} write it like '{example}'" in proc.stderr
+    works = run("request", "--stdio", SERVE, method, example)  # the example itself is right
+    assert works.returncode == 0, works.stderr
+
+
+def test_params_json_that_is_not_an_object_names_what_it_is() -> None:
+    proc = run("request", "--stdio", SERVE, "tools/call", '["add"]')
+    assert proc.returncode == 2
+    assert "PARAMS_JSON must be a JSON object, not array; for tools/call write it like '{" in proc.stderr
+    ping = run("request", "--stdio", SERVE, "ping", "[]")
+    assert "ping needs no params: leave PARAMS_JSON out" in ping.stderr
+
+
+def test_a_refused_http_connection_is_one_sentence_without_urllib3_text() -> None:
+    with socket.socket() as bound:  # bound, never listening: a connection to it is refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        proc = run("request", "--sse", f"http://127.0.0.1:{port}/sse", "ping", "--timeout", "5")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"mcp-ref: could not connect to http://127.0.0.1:{port}/sse: nothing is listening at "
+                           f"127.0.0.1:{port} (connection refused); check that the server is running and that the "
+                           "URL has the host and port it listens on\n")
+    missing_scheme = run("request", "--sse", f"127.0.0.1:{port}/sse", "ping")
+    assert missing_scheme.returncode == 2
+    assert "is not an http:// or https:// URL; write it in full, e.g. http://127.0.0.1:8000/sse" in missing_scheme.stderr
+    for raw in ("HTTPConnectionPool", "Max retries", "NewConnectionError", "urllib3", "adapters"):
+        assert raw not in proc.stderr + missing_scheme.stderr

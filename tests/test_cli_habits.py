@@ -26,7 +26,8 @@ import requests
 
 import mcp_ref
 from mcp_ref import Client, ConnectionClosed, stdio
-from mcp_ref.tooling.inspect_cmd import prompt_signature, render, tool_signature
+from mcp_ref.tooling.demo import SECTION_TITLES
+from mcp_ref.tooling.inspect_cmd import prompt_signature, render, schema_type, summary, tool_signature
 
 from .conftest import ROOT, TEST_SERVER, SseServerProcess, Waiters, server_command
 from .test_cli import MCP_REF, SERVE
@@ -81,7 +82,7 @@ def test_trace_true_prints_the_wire_on_stderr(capsys: pytest.CaptureFixture[str]
 
 
 def test_http_error_is_exported_lazily() -> None:
-    from mcp_ref.sse import HttpError
+    from mcp_ref import HttpError
 
     assert mcp_ref.HttpError is HttpError and "HttpError" in mcp_ref.__all__
     assert issubclass(mcp_ref.HttpError, mcp_ref.McpError)
@@ -416,7 +417,106 @@ def test_inspect_shows_a_hostile_servers_lists_without_crashing_or_escaping() ->
                                "description": "line one\rsneaky\nline two"}]}
     screen = render(info, width=80)
     assert "\x1b" not in screen and "\r" not in screen
-    assert "tools (1)" in screen and "t?[31m(a: any)  line one?sneaky" in screen
+    assert "tools (1)" in screen and "t?[31m(a: any)  line one sneaky line two" in screen  # \r is only a space
+
+
+TYPED_SERVER = '''
+import dataclasses
+import enum
+
+from mcp_ref import Server
+
+server = Server("typed", instructions="Line one.\\nLine two.\\n\\n- a bullet")
+
+
+class Unit(enum.Enum):
+    CELSIUS = "C"
+    FAHRENHEIT = "F"
+
+
+@dataclasses.dataclass
+class Reading:
+    value: float
+    unit: Unit = Unit.CELSIUS
+
+
+@dataclasses.dataclass
+class Node:
+    name: str
+    children: list["Node"] = dataclasses.field(default_factory=list)
+
+
+@server.tool()
+def record(reading: Reading, tree: Node, tags: dict[str, int]) -> str:
+    """Store a reading.
+
+    Args:
+        reading: the reading to keep
+        tree: where to file it
+    """
+    return "ok"
+'''
+
+
+def test_inspect_keeps_line_breaks_shows_shapes_and_each_arguments_description(tmp_path: Path) -> None:
+    (tmp_path / "typed_server.py").write_text(TYPED_SERVER)
+    proc = run_cli("inspect", "--stdio", f"{MCP_REF} serve typed_server", cwd=tmp_path,
+                   env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1:5] == ["  Line one.", "  Line two.", "", "  - a bullet"]  # the server's own line breaks
+    record = next(line for line in lines if line.lstrip().startswith("record("))
+    assert record.split("  Store a reading.")[0].strip() == (
+        'record(reading: {value: number, unit?: "C" | "F"}, tree: Node {name: string, children?: Node[]}, '
+        "tags: {[key: string]: integer})")  # a dataclass by its fields, not "object"
+    after = lines[lines.index(record) + 1:]
+    assert after[:2] == ["      reading: the reading to keep", "      tree: where to file it"]
+    assert "Args:" not in proc.stdout  # the block became the arguments' descriptions, shown once
+
+
+def test_schema_shapes() -> None:
+    assert schema_type({"type": "object"}) == "object"
+    assert schema_type({"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}}) == "(string | null)[]"
+    assert schema_type({"type": "array", "items": [{"type": "integer"}, {"const": "x"}]}) == '[integer, "x"]'
+    deep = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {
+        "c": {"type": "object", "properties": {"d": {"type": "integer"}}}}}}}}}
+    assert schema_type(deep) == "{a?: {b?: {c?: {...}}}}"  # nesting is cut, not drawn for ever
+    assert schema_type({"$ref": "#/definitions/Gone"}, {"definitions": {}}) == "Gone"  # a dangling reference
+    assert schema_type({"$ref": "https://example.com/schema"}) == "schema"
+
+
+def test_summary_stops_at_the_docstrings_sections() -> None:
+    assert summary("Add them.\n\nArgs:\n    a: first\n") == "Add them."
+    assert summary("Add them,\nquickly.\n:param a: first") == "Add them, quickly."
+    assert summary("Add them.\n\nParameters\n----------\na : int") == "Add them."
+    assert summary("Uses Args: inline, which is prose.") == "Uses Args: inline, which is prose."
+    assert summary(None) == ""
+
+
+def test_inspect_cuts_long_instructions_and_says_so() -> None:
+    info = {"serverInfo": {"name": "s", "version": "1"}, "protocolVersion": "2024-11-05", "capabilities": {},
+            "instructions": "\n".join(f"line {n}" for n in range(40))}
+    lines = render(info, width=80).splitlines()
+    assert lines[1] == "  line 0" and "  ... (29 more lines; --json shows them all)" in lines
+
+
+# --- demo --only -----------------------------------------------------------------------------------
+
+
+def test_demo_help_lists_the_sections_for_only() -> None:
+    proc = run_cli("demo", "--help")
+    assert proc.returncode == 0
+    listed = proc.stdout.split("sections (for --only N):\n", 1)[1].splitlines()
+    assert [line.split(None, 1)[0] for line in listed] == [str(n) for n in range(1, len(SECTION_TITLES) + 1)]
+    assert "   8  Progress: the request carries _meta.progressToken" in proc.stdout
+    wrong = run_cli("demo", "--only", str(len(SECTION_TITLES) + 1))
+    assert wrong.returncode == 2 and "mcp-ref demo --help lists them" in wrong.stderr and wrong.stdout == ""
+
+
+def test_demo_only_runs_the_section_its_help_names() -> None:
+    proc = run_cli("demo", "--only", "8")
+    assert proc.returncode == 0, proc.stderr
+    assert f"== 8. {SECTION_TITLES[7]} ==" in proc.stdout and "progress callback" in proc.stdout
 
 
 # --- request: progress on stderr -------------------------------------------------------------------

@@ -41,6 +41,23 @@ def test_sampling_terminal_approve_edit_reject() -> None:
     assert "the tool failed: Tool 'ask_model' failed: User rejected sampling request" in rejected.stdout
 
 
+def test_sampling_terminal_takes_n_for_no() -> None:
+    """Typing n once approved the request; now it refuses it."""
+    refused = run("sampling_terminal.py", "n\n")
+    assert refused.returncode == 0, refused.stderr
+    assert "the tool failed: " in refused.stdout and "User rejected sampling request" in refused.stdout
+    assert "the tool answered" not in refused.stdout
+
+
+def test_sampling_terminal_asks_again_on_anything_unexpected() -> None:
+    asked = run("sampling_terminal.py", "maybe\n\na\n")
+    assert asked.stdout.count("[a]pprove, [e]dit, or [r]eject? ") == 3
+    assert "Please type a, e or r (not 'maybe')." in asked.stdout and "Please type a, e or r (not '')." in asked.stdout
+    assert "the tool answered: human-reviewed says: MCP lets" in asked.stdout  # approved by the explicit "a"
+    nobody = run("sampling_terminal.py", "")  # the terminal closed without an answer
+    assert "User rejected sampling request" in nobody.stdout and "the tool answered" not in nobody.stdout
+
+
 def test_my_server_under_the_cli() -> None:
     mcp_ref = Path(sys.executable).parent / "mcp-ref"
     proc = subprocess.run([str(mcp_ref), "request", "--stdio", f"{sys.executable} {EXAMPLES / 'my_server.py'}",

@@ -16,7 +16,7 @@ import pytest
 
 from mcp_ref import Client, McpError, Server
 from mcp_ref.machinery.memory import MemoryTransport
-from mcp_ref.tooling.explain import ERRORS, METHODS, Explainer
+from mcp_ref.tooling.explain import ERRORS, METHODS, Explainer, tracer
 from mcp_ref.tooling.requirements import REQUIREMENTS
 
 from .conftest import ROOT, server_command
@@ -86,7 +86,7 @@ def test_a_server_side_explainer_and_what_a_message_adds() -> None:
 
 
 def test_client_trace_explain_over_a_real_server(capfd: pytest.CaptureFixture[str]) -> None:
-    with Client.stdio(server_command(), trace="explain", sampling_handler=lambda params: "yes") as client:
+    with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes") as client:
         client.call_tool("add", {"a": 1, "b": 2})
         client.call_tool("fail")
         client.call_tool("ask_model")
@@ -105,9 +105,10 @@ def test_client_trace_explain_over_a_real_server(capfd: pytest.CaptureFixture[st
                           "client <- server  server/discover: error -32601  [basic/messages: method not found]"]
 
 
-def test_trace_takes_true_false_explain_or_a_callable() -> None:
-    with pytest.raises(ValueError, match='"explain"'):
-        Client.stdio(server_command(), trace="verbose")  # type: ignore[arg-type]
+def test_trace_takes_true_false_or_a_callable_and_a_string_says_where_the_explainer_is() -> None:
+    for word in ("verbose", "explain"):  # the explainer is tooling: the library does not import it
+        with pytest.raises(ValueError, match=r'trace=tracer\("client"\).*mcp_ref.tooling.explain'):
+            Client.stdio(server_command(), trace=word)  # type: ignore[arg-type]
 
 
 def test_request_explain_prints_the_explained_wire_on_stderr() -> None:

@@ -237,12 +237,12 @@ def test_recursive_and_pydantic_types_go_to_definitions() -> None:
 
 # (case, hint, bad JSON argument, the field -32602 must name)
 BAD: list[tuple[str, Any, Any, str]] = [
-    ("dataclass missing a field", Point, {"x": 1}, "value"),
+    ("dataclass missing a field", Point, {"x": 1}, "value/y"),  # the field is the one missing
     ("dataclass with an unknown field", Point, {"x": 1, "y": 2, "z": 3}, "value"),
     ("wrong type deep in a list of dataclasses", list[Point], [{"x": "a", "y": 1}], "value/0/x"),
     ("wrong type deep in a recursive dataclass", Tree, {"value": 1, "children": [{"value": "a"}]},
      "value/children/0/value"),
-    ("TypedDict missing a key", Movie, {"year": 1999}, "value"),
+    ("TypedDict missing a key", Movie, {"year": 1999}, "value/title"),
     ("not a datetime", dt.datetime, "yesterday", "value"),
     ("not a date", dt.date, "2024-13-01", "value"),
     ("a date in a dataclass", Event, {"when": "soon", "color": "red"}, "value/when"),

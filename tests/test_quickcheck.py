@@ -84,7 +84,7 @@ def add_server() -> Server:
 
 
 @pytest.mark.parametrize("arguments, field, problem", [
-    ({"a": 1}, "", "'b' is a required property"),
+    ({"a": 1}, "b", "'b' is a required property"),  # the field is the one missing
     ({"a": "1", "b": 2}, "a", "'1' is not of type 'integer'"),
     ({"a": 1, "b": 2, "c": 3}, "", "Additional properties are not allowed ('c' was unexpected)"),
     ({"a": 1.5, "b": 2}, "a", "1.5 is not of type 'integer'"),

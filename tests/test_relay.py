@@ -1,4 +1,4 @@
-"""Several processes behind one HTTP+SSE endpoint, through a relay (mcp_ref/machinery/relay.py).
+"""Several processes behind one HTTP+SSE endpoint, through a relay (mcp_ref/machinery/relay.py, redis_relay.py).
 
 Not a spec section: it keeps basic/transports#http-with-sse working when a session's POSTs land
 on another process than its stream. Real parts throughout (tests/real_parts.py): a real
@@ -26,7 +26,8 @@ import pytest
 import requests
 
 from mcp_ref import Client, ConnectionClosed
-from mcp_ref.machinery.relay import RedisRelay, RelayUnavailable, session_hash
+from mcp_ref.machinery.redis_relay import RedisRelay
+from mcp_ref.machinery.relay import RelayUnavailable, session_hash
 from mcp_ref.sse import SseHttpServer
 
 from .conftest import Waiters

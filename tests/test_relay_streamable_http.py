@@ -22,7 +22,7 @@ import requests
 
 from mcp_ref import Client
 from mcp_ref.machinery.http_server import SseHttpServer
-from mcp_ref.machinery.relay import RedisRelay
+from mcp_ref.machinery.redis_relay import RedisRelay
 
 from .real_parts import Gunicorn, RedisServer
 from .relay_app import make_server

@@ -83,7 +83,7 @@ def test_server_asks_for_roots_right_after_initialization(tmp_path: Any, tap: An
         "    seen['roots'] = ctx.list_roots()\n"
         "def on_initialized(session, params):\n"
         "    lifecycle.accept_initialized(session.lifecycle)\n"
-        "    session.run_in_worker(fetch, RequestContext(session, None, 'eager', {}))\n"
+        "    session.run_in_background(fetch, RequestContext(session, None, 'eager', {}))\n"
         "server.notification_handlers['notifications/initialized'] = on_initialized\n"
         "server.request_handlers['test/seen'] = lambda ctx: seen\n"
         "server.serve_stdio()\n"

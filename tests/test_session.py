@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, ConnectionClosed, RequestContext, Server
+from mcp_ref import Client, ConnectionClosed, McpError, RequestContext, Server
 
 from .conftest import Waiters
 
@@ -116,3 +116,16 @@ def test_a_slow_handler_does_not_delay_other_requests(stdio_client: Callable[...
         client.ping()
     assert time.monotonic() - start < 1.5
     assert slow.result(5) == {"slept": 2.0}
+
+
+def test_error_from_peer_handler_reaches_caller_with_its_code(memory_client: Callable[..., Client]) -> None:
+    server = Server("err")
+
+    def refuse(ctx: RequestContext) -> dict[str, Any]:
+        raise McpError("User rejected sampling request", {"why": "test"}, code=-1)
+
+    server.request_handlers["test/refuse"] = refuse
+    client = memory_client(server)
+    with pytest.raises(McpError) as info:
+        client.request("test/refuse")
+    assert (info.value.code, info.value.message, info.value.data) == (-1, "User rejected sampling request", {"why": "test"})

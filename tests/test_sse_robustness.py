@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import requests
 
-from mcp_ref import Client, ConnectionClosed, RequestContext, RequestTimeout, Server
-from mcp_ref.sse import HttpError, SseHttpServer
+from mcp_ref import Client, ConnectionClosed, HttpError, RequestContext, RequestTimeout, Server
+from mcp_ref.sse import SseHttpServer
 
 from .test_transports_sse import INIT, RawStream, make_server, post
 

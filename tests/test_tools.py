@@ -232,3 +232,37 @@ def test_rate_limits_per_session(memory_client: Callable[..., Client]) -> None:
     second.call_tool("noop")  # each session has its own bucket
     time.sleep(0.06)
     first.call_tool("noop")  # and tokens come back
+
+
+def test_a_missing_required_argument_is_named_in_data_field(memory_client: Callable[..., Client], tap: Any) -> None:
+    server = Server("fields")
+
+    @server.tool()
+    def place(name: str, x: int, y: int = 0) -> str:
+        return name
+
+    client = memory_client(server)
+    for arguments, field in [({"x": 1}, "name"), ({"name": "a"}, "x"), ({"name": "a", "x": "one"}, "x")]:
+        with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+            client.call_tool("place", arguments)
+        assert info.value.data["field"] == field and f"at {field!r}" in info.value.message
+
+
+@pytest.mark.parametrize("raised, said", [
+    (KeyError("no item called 'ghost'"), "no item called 'ghost'"),  # str(KeyError) would quote it again
+    (KeyError("ghost"), "ghost"),
+    (KeyError(), "KeyError"),
+    (ValueError("it's 'broken'"), "it's 'broken'"),
+    (RuntimeError(), "RuntimeError"),
+])
+def test_a_tool_s_exception_reads_as_its_author_wrote_it(memory_client: Callable[..., Client], raised: Exception,
+                                                          said: str) -> None:
+    server = Server("raising")
+
+    @server.tool()
+    def remove() -> str:
+        raise raised
+
+    result = memory_client(server).call_tool("remove")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == f"Tool 'remove' failed: {said}"

@@ -7,19 +7,26 @@ A real werkzeug server on 127.0.0.1, port 0, in the test process; requests as th
 from __future__ import annotations
 
 import json
+import logging
+import re
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from http.client import HTTPConnection
 from typing import Any
 
 import pytest
 import requests
 
-from mcp_ref import Client, ConnectionClosed, RequestContext, Server
+from mcp_ref import Client, ConnectionClosed, HttpError, RequestContext, Server
 from mcp_ref.machinery.relay import LocalRelay
-from mcp_ref.sse import HttpError, SseHttpServer
+from mcp_ref.sse import SseHttpServer
+from mcp_ref.sse_client import SseClientTransport
 
-from .conftest import Waiters
+from .conftest import ROOT, Waiters, server_command
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
@@ -283,8 +290,12 @@ def test_not_an_sse_endpoint_is_a_clear_error(http: SseHttpServer, new_tap: Call
     with pytest.raises(HttpError) as info:
         Client.sse(http.url.replace("/sse", "/elsewhere"), timeout=3)
     assert info.value.status == 404
-    with pytest.raises(ConnectionClosed, match="could not open the event stream"):
-        Client.sse("http://127.0.0.1:9/sse", trace=new_tap(), timeout=2)
+    with socket.socket() as bound:  # bound, never listening: a connection to it is refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        with pytest.raises(ConnectionClosed, match=f"^could not connect to http://127.0.0.1:{port}/sse: nothing is "
+                                                   f"listening at 127.0.0.1:{port} \\(connection refused\\); check"):
+            Client.sse(f"http://127.0.0.1:{port}/sse", trace=new_tap(), timeout=2)
 
 
 def test_many_clients_at_once(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
@@ -308,3 +319,214 @@ def test_many_clients_at_once(http: SseHttpServer, new_tap: Callable[[], Any]) -
     while http.app.session_count and time.monotonic() < deadline:
         time.sleep(0.05)
     assert http.app.session_count == 0
+
+
+# --- what a client is told when the server cannot be reached: one sentence, what to check ----------
+
+
+class TcpPeer:
+    """A TCP listener on 127.0.0.1 that is not an HTTP server: it closes each connection at once
+    (``hang_up=True``), or holds it without a word until closed itself."""
+
+    def __init__(self, hang_up: bool) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.held: list[socket.socket] = []
+        self.hang_up = hang_up
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            if self.hang_up:
+                connection.close()
+            else:
+                self.held.append(connection)
+
+    def close(self) -> None:
+        self.listener.close()
+        for connection in self.held:
+            connection.close()
+
+
+@pytest.mark.parametrize(("peer", "says"), [
+    ("hangs up", "closed the connection without an HTTP answer; check that the port belongs to an HTTP server"),
+    ("says nothing", "accepted the connection but sent no answer within 1 s; check that the URL is the server's "
+                     "SSE endpoint"),
+])
+def test_a_peer_that_is_not_an_http_server_is_named_as_such(peer: str, says: str) -> None:
+    tcp = TcpPeer(hang_up=peer == "hangs up")
+    try:
+        url = f"http://127.0.0.1:{tcp.port}/sse"
+        with pytest.raises(ConnectionClosed) as caught:
+            Client.sse(url, timeout=1)
+        assert str(caught.value).startswith(f"could not connect to {url}: 127.0.0.1:{tcp.port} {says}")
+    finally:
+        tcp.close()
+
+
+def test_https_to_a_plain_http_server_names_the_tls_handshake(http: SseHttpServer) -> None:
+    url = http.url.replace("http://", "https://")
+    with pytest.raises(ConnectionClosed) as caught:
+        Client.sse(url, timeout=5)
+    assert str(caught.value).startswith(f"could not connect to {url}: the TLS handshake with 127.0.0.1:{http.port} "
+                                        "failed; check that the server speaks https (else write http://)")
+
+
+def test_an_unknown_host_name_is_said_plainly() -> None:
+    with pytest.raises(ConnectionClosed) as caught:
+        Client.sse("http://no-such-host.invalid:8000/sse", timeout=5)  # .invalid never resolves (RFC 2606)
+    assert str(caught.value) == ("could not connect to http://no-such-host.invalid:8000/sse: the host name "
+                                 "'no-such-host.invalid' could not be resolved; check its spelling in the URL")
+
+
+def test_a_post_to_a_server_that_went_away_is_one_sentence_without_the_session_id() -> None:
+    http = make_server().sse_server()
+    transport = SseClientTransport(http.url, timeout=5)
+    try:
+        endpoint = transport._endpoint
+        session_id = endpoint.split("session_id=", 1)[1]
+        http.close()  # the port is released: a new connection is refused
+        with pytest.raises(ConnectionClosed) as caught:
+            transport.send(json.dumps(INIT).encode(), timeout=5)
+        message = str(caught.value)
+        assert message.startswith(f"could not POST to {endpoint.split('?')[0]}: nothing is listening at 127.0.0.1:")
+        assert session_id not in message and "session_id" not in message
+    finally:
+        transport.close()
+        http.close()
+
+
+# --- the HTTP server's request log -----------------------------------------------------------------
+
+
+REQUEST_LINE = re.compile(r"^INFO mcp_ref\.http: 127\.0\.0\.1 (GET|POST) /\S* \d{3}$")
+
+
+def serve_sse_logging_to(path: Any, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``mcp-ref serve --transport sse --port 0 EXTRA``, its stderr into the file ``path``
+    (not a terminal: what a service manager or ``2> file`` gives it)."""
+    with open(path, "w") as log_file:
+        proc = subprocess.Popen(server_command() + ["--transport", "sse", "--port", "0", *extra],
+                                stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert " at http" in line, line
+    return proc, line.rsplit(" at ", 1)[1].strip()
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.communicate(timeout=10)
+
+
+def test_the_request_log_is_one_plain_line_per_request_without_the_session_id(tmp_path: Any) -> None:
+    log_path = tmp_path / "stderr.log"
+    proc, url = serve_sse_logging_to(log_path)
+    try:
+        stream = RawStream(url)
+        event, endpoint = stream.next_event()
+        session_id = endpoint.split("session_id=", 1)[1]
+        messages = url.rsplit("/sse", 1)[0] + endpoint
+        assert post(messages, INIT).status_code == 202
+        assert post(messages, b"{not json").status_code == 400
+        assert post(messages.replace(session_id, "0" * 32), INIT).status_code == 404
+        with socket.create_connection(("127.0.0.1", int(url.split(":")[2].split("/")[0])), timeout=5) as raw:
+            raw.sendall(f"GET /sse?session_id={session_id} junk HTTP/1.1\r\n\r\n".encode())  # malformed
+            while raw.recv(4096):  # the server answers (an error page) and closes
+                pass
+        stream.close()
+    finally:
+        stop(proc)
+    written = log_path.read_text()
+    assert session_id not in written and "session_id" not in written and "\x1b" not in written
+    requests_logged = [line for line in written.splitlines() if line.startswith("INFO mcp_ref.http")]
+    assert [line.split(": ", 1)[1] for line in requests_logged[:4]] == [
+        "127.0.0.1 GET /sse 200", "127.0.0.1 POST /messages/ 202", "127.0.0.1 POST /messages/ 400",
+        "127.0.0.1 POST /messages/ 404"]
+    assert all(REQUEST_LINE.match(line) for line in requests_logged[:4])
+    assert "werkzeug" not in written
+    assert "WARNING mcp_ref.http: 127.0.0.1 code 400, message Bad request syntax ('GET /sse?... junk HTTP/1.1')" in written
+
+
+def test_serve_quiet_logs_no_request(tmp_path: Any) -> None:
+    log_path = tmp_path / "stderr.log"
+    proc, url = serve_sse_logging_to(log_path, "--quiet")
+    try:
+        with Client.sse(url, timeout=10) as client:
+            client.ping()
+    finally:
+        stop(proc)
+    assert "mcp_ref.http" not in log_path.read_text()
+
+
+SERVE_SSE_SCRIPT = """
+import sys
+from mcp_ref.demo_server import server
+server.serve_sse(port=0, on_ready=lambda url: print(url, flush=True), {options})
+"""
+
+
+@pytest.mark.parametrize("log_requests", [True, False])
+def test_serve_sse_log_requests(log_requests: bool) -> None:
+    """In a script that never configured logging: the lines are seen by default, and
+    ``log_requests=False`` turns them off."""
+    options = "" if log_requests else "log_requests=False"
+    proc = subprocess.Popen([sys.executable, "-c", SERVE_SSE_SCRIPT.format(options=options)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        with Client.sse(url, timeout=10) as client:
+            client.ping()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    lines = err.splitlines()
+    if log_requests:
+        assert "INFO mcp_ref.http: 127.0.0.1 GET /sse 200" in lines and len(lines) >= 4  # GET, initialize...
+        assert all(REQUEST_LINE.match(line) for line in lines)
+    else:
+        assert lines == []
+
+
+def raw_post(port: int, target: str, body: bytes) -> int:
+    """POST with http.client, which logs nothing itself (requests' urllib3 would log the URL:
+    that would be this test's own log line, not the library's)."""
+    connection = HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        connection.request("POST", target, body, {"Content-Type": "application/json"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_no_session_id_reaches_any_log(caplog: pytest.LogCaptureFixture) -> None:
+    """Every logger at DEBUG, the request log on: a whole session, its errors, and a closed
+    session's POST; no record holds a session id (32 hex digits)."""
+    try:
+        with caplog.at_level(logging.DEBUG):
+            http = SseHttpServer(make_server().wsgi_app(), "127.0.0.1", 0, log_requests=True).start()
+            try:
+                with Client.sse(http.url, timeout=10) as client:
+                    client.call_tool("echo", {"text": "hi"})
+                    client.call_tool("log_then_answer", {"text": "logged"})
+                stream = RawStream(http.url)
+                _, endpoint = stream.next_event()
+                assert raw_post(http.port, endpoint, b"{not json") == 400
+                stream.close()
+                deadline = time.monotonic() + 5
+                while http.app.session_count and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert raw_post(http.port, endpoint, json.dumps(INIT).encode()) == 404  # the session is over
+            finally:
+                http.close()
+    finally:
+        logging.getLogger("mcp_ref.http").setLevel(logging.NOTSET)  # as it was before this test
+    logged = [record.getMessage() for record in caplog.records]
+    assert any(record.name == "mcp_ref.http" for record in caplog.records)
+    assert not [text for text in logged if re.search(r"[0-9a-f]{32}", text)]
+    assert not [record for record in caplog.records if record.name.startswith("werkzeug")]

@@ -259,3 +259,21 @@ def test_the_client_writes_only_protocol_messages_to_the_server(tmp_path: Path) 
     for line in received:
         message = json.loads(line)
         assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
+
+
+def test_client_stdio_and_sse_list_their_options_for_help_and_editors() -> None:
+    """help(Client.stdio) shows every option by name (keyword-only), not **kwargs: each one the
+    constructor takes, and the transport's own."""
+    import inspect
+
+    constructor = {name for name, p in inspect.signature(Client.__init__).parameters.items()
+                   if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert {"sampling_handler", "roots", "on_log_message", "ping_interval", "trace", "timeout"} <= constructor
+    for connect, own in [(Client.stdio, {"env", "cwd", "inherit_env", "on_stderr"}), (Client.sse, {"headers"})]:
+        parameters = inspect.signature(connect).parameters
+        assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        options = {name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        assert options == constructor | own, connect
+        assert "sampling_handler" in inspect.getdoc(connect) or "constructor" in inspect.getdoc(connect)
+    with pytest.raises(TypeError, match="samplng_handler"):  # a misspelt option fails before a server is spawned
+        Client.stdio(["false"], samplng_handler=None)  # type: ignore[call-arg]

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 import requests
 
-from mcp_ref import Client, ConnectionClosed, HttpError, McpError, RequestContext, RequestTimeout, Server
+from mcp_ref import Client, ConnectionClosed, HttpError, McpError, RequestCancelled, RequestContext, RequestTimeout, Server
 from mcp_ref.machinery.http_server import SseHttpServer
 from mcp_ref.machinery.relay import LocalRelay
-from mcp_ref.session import RequestCancelled
 
 from .conftest import Waiters
 

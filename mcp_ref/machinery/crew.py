@@ -10,8 +10,8 @@ The rules:
 2. When the reader meets a request that may take a while (a tool call, say), it runs it itself,
    at once. Handing it to another thread would cost a thread wake-up on every round trip, and
    for the many requests that take microseconds that hand-off was the largest cost we could
-   remove: measured side by side, a stdio round trip took 26% less time than with a worker
-   pool, and the server a third less CPU per call (benchmarks/RESULTS.md).
+   remove: measured side by side against a worker pool, both the round trip and the server's CPU
+   per call fell (the figures: benchmarks/RESULTS.md).
 3. So that a long request never stops the reading (a ping must still be answered, a
    cancellation seen, the answer to the handler's own request to the peer read), one other
    member waits on *standby*. If the reader is still busy with the same request after
@@ -31,10 +31,9 @@ The rules:
    the reading up at once, so the user's callbacks and the session's end run on crew threads,
    in order, and never hold a caller past its timeout. Only a crew told whether answers are
    ``awaited`` does this (the stdio client: its transport can bound a read by the caller's own
-   timeout). Measured side by side (benchmarks/history.py, 2 vCPUs): the client's
-   CPU per round trip fell by 12-22%, and a round trip by 14% while the machine wakes threads
-   quickly (no change while wake-ups dominate); against an instant in-process peer, 250 -> 49
-   us a call.
+   timeout). Measured side by side (benchmarks/history.py): the client's CPU per round trip
+   fell, and the round trip too while the machine wakes threads quickly (the figures:
+   benchmarks/RESULTS.md).
 7. So that callers find the reading free, the member reading puts it down when the last awaited
    answer has come in (``answered_all``): the reading *rests*. A caller takes it up; if none
    does within ``STANDBY_DELAY``, the standby does (so the peer's notifications and requests are
@@ -62,22 +61,40 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from ..messages import ConnectionClosed
+
 log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
 IDLE_AFTER = 0.1  # seconds without a request after which the standby sleeps until woken
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 
-Job = Callable[[], None]
+Job = Callable[[], None]  # work for a member: run it by calling it
 
 
-class Request(Protocol):
-    """A request the reader found: run it by calling it; ``refuse(reason)`` answers it instead
-    when the crew cannot take it (every member busy, the queue full)."""
+class RefusableJob(Protocol):
+    """A job the reader found (a request of the peer, say): run it by calling it; ``refuse(reason)``
+    deals with it instead when the crew cannot take it (every member busy, the queue full)."""
 
     def __call__(self) -> None: ...
 
     def refuse(self, reason: str) -> None: ...
+
+
+class Errand:
+    """A ``RefusableJob`` made of two functions: what to do, and what to do instead if refused."""
+
+    __slots__ = ("_run", "_refuse")
+
+    def __init__(self, run: Job, refuse: Callable[[str], None]):
+        self._run = run
+        self._refuse = refuse
+
+    def __call__(self) -> None:
+        self._run()
+
+    def refuse(self, reason: str) -> None:
+        self._refuse(reason)
 
 
 class Task(enum.Enum):
@@ -96,13 +113,13 @@ class Crew:
     """The threads of one session.
 
     ``read(timeout)`` is called by the reader, one message per call: it handles what is quick
-    itself and returns a ``Request`` that may take long, or None; members pass ``timeout=None``
+    itself and returns a ``RefusableJob`` that may take long, or None; members pass ``timeout=None``
     (wait for a message as long as it takes), callers the time they have left (rule 6).
     ``on_error(exc)`` hears of an exception that escaped a job or ``read()`` (both should handle
     their own). ``awaited()``, if given, says whether any request of ours still waits for its
     answer, and turns rule 6 on."""
 
-    def __init__(self, name: str, read: Callable[[float | None], Request | None], *, max_threads: int,
+    def __init__(self, name: str, read: Callable[[float | None], RefusableJob | None], *, max_threads: int,
                  max_queued: int = DEFAULT_MAX_QUEUED, on_error: Callable[[BaseException], None] | None = None,
                  awaited: Callable[[], bool] | None = None):
         if max_threads < 2:
@@ -233,7 +250,7 @@ class Crew:
                     self._standby_sleeping = False
             return Task.LEAVE, _nothing
 
-    def _run_as_reader(self, request: Request) -> None:
+    def _run_as_reader(self, request: RefusableJob) -> None:
         """Rule 2: run the request here, with a standby ready to take over the reading."""
         me = threading.current_thread()
         refusal = None
@@ -338,6 +355,8 @@ class Crew:
     def _report(self, exc: BaseException) -> None:
         if self._on_error is not None:
             self._on_error(exc)
+        elif isinstance(exc, ConnectionClosed):  # background work whose peer left: nothing went wrong here
+            log.debug("%s: a job ended with the connection: %s", self.name, exc)
         else:
             log.error("%s: %s escaped a job", self.name, type(exc).__name__, exc_info=exc)
 

@@ -1,6 +1,7 @@
 """The client's HTTP plumbing: one requests session, bounded reads, and an event-stream parser.
 
-Not a spec section: what streamable_http_client.py stands on. In short:
+Not a spec section: what streamable_http_client.py stands on (and ``HttpError``, which the
+client ends of both HTTP transports raise for a refused request). In short:
 
 1. ``http_session(url, headers, proxies, verify)``: one ``requests.Session`` (kept-alive
    connections are reused), with the caller's headers on every request. It does not consult
@@ -27,7 +28,20 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..messages import CONNECTION_CLOSED, McpError
+
 READ_CHUNK = 64 * 1024
+
+
+class HttpError(McpError):
+    """Local: an HTTP request of an HTTP transport failed (HTTP with SSE, Streamable HTTP);
+    ``status`` is the HTTP status, and the message says why, in the server's words if it gave any."""
+
+    code = CONNECTION_CLOSED
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message, {"status": status})
+        self.status = status
 
 
 def http_session(url: str, headers: dict[str, str] | None, proxies: dict[str, str] | None,

@@ -30,8 +30,11 @@ class MemoryTransport:
         b_to_a: queue.Queue[bytes | None] = queue.Queue(max_queued)
         return cls(b_to_a, a_to_b), cls(a_to_b, b_to_a)
 
-    def receive(self) -> bytes | None:
-        return self._inbox.get()  # None: this end or the other was closed
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self._inbox.get(timeout=timeout)  # None: this end or the other was closed
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed.is_set():

@@ -5,7 +5,7 @@ Not a spec section: an optimisation behind server/tools' rule that servers valid
 
 Most tools take a few named arguments of plain JSON types (``add(a: int, b: int)``), and
 running the full jsonschema validator on every call was the largest cost of a ``tools/call``
-round trip (about 60% of the server's CPU per call in benchmarks/RESULTS.md). So, once per
+round trip (the largest share of the server's CPU per call in benchmarks/RESULTS.md). So, once per
 tool, ``compile_quick_check(schema)`` looks at the schema:
 
 1. If it is "simple" (an object schema whose properties each have at most a plain ``type``,

@@ -10,7 +10,8 @@ parameter of a registered function.
 In short:
 
 1. Each supported kind of hint has a JSON Schema and a converter, side by side in ``Hints``
-   (``kind_of`` says which row a hint belongs to; any other hint is an error at registration):
+   (``kinds.kind_of`` says which row a hint belongs to, convert.py holds the converters; any
+   other hint is an error at registration):
 
    ================================== ============================== ========================
    hint                               JSON Schema                    the function receives
@@ -47,130 +48,25 @@ In short:
 
 from __future__ import annotations
 
-import base64
-import binascii
-import collections.abc
 import dataclasses
-import datetime as dt
 import enum
 import functools
 import inspect
 import math
 import re
-import sys
-import types
 import typing
-import uuid
 from collections.abc import Callable
-from pathlib import PurePath
-from typing import Annotated, Any, Literal, Union
+from typing import Any
 
-Converter = Callable[[Any, str], Any]  # (JSON value, field path) -> Python value
-
-
-class ArgumentError(ValueError):
-    """An argument that does not fit its parameter: ``field`` is its path, e.g. ``"point/x"``."""
-
-    def __init__(self, field: str, problem: str):
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-        self.problem = problem
-
-
-# --- the hint kinds: a JSON Schema and a converter for each ---------------------------------------
-
-_FORMATS: dict[Any, str] = {dt.datetime: "date-time", dt.date: "date", dt.time: "time", uuid.UUID: "uuid"}
-_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_ARRAYS: dict[Any, type] = {list: list, tuple: tuple, set: set, frozenset: frozenset,
-                            collections.abc.Sequence: list, collections.abc.MutableSequence: list,
-                            collections.abc.Iterable: list, collections.abc.Collection: list,
-                            collections.abc.Set: frozenset, collections.abc.MutableSet: set}
-_MAPPINGS = (dict, collections.abc.Mapping, collections.abc.MutableMapping)
-
-
-def _pydantic() -> Any:
-    """The pydantic module if this program has imported it; never imports it."""
-    return sys.modules.get("pydantic")
-
-
-def _is_class(hint: Any) -> bool:
-    return inspect.isclass(hint) and typing.get_origin(hint) is None
-
-
-def _uses_pydantic(hint: Any) -> bool:
-    """A pydantic model or dataclass, or Annotated metadata from pydantic (``Field(ge=0)``)."""
-    pydantic = _pydantic()
-    if pydantic is None:
-        return False
-    if typing.get_origin(hint) is Annotated:
-        return any(type(m).__module__.split(".")[0] in ("pydantic", "annotated_types") for m in hint.__metadata__)
-    if not _is_class(hint):
-        return False
-    return issubclass(hint, pydantic.BaseModel) or pydantic.dataclasses.is_pydantic_dataclass(hint)
-
-
-def _is_typeddict(hint: Any) -> bool:
-    return _is_class(hint) and issubclass(hint, dict) and hasattr(hint, "__required_keys__")
-
-
-def kind_of(hint: Any) -> str:
-    """Which row of the table in the module docstring ``hint`` belongs to; "unsupported" if none."""
-    origin = typing.get_origin(hint)
-    try:
-        hash(hint)  # the tables below are looked up by hint
-    except TypeError:
-        return "annotated" if origin is Annotated else "unsupported"
-    if hint in (Any, object, inspect.Parameter.empty):
-        return "any"
-    if hint is None or hint is type(None):
-        return "none"
-    if _uses_pydantic(hint):
-        return "pydantic"
-    if origin is Annotated:
-        return "annotated"
-    if callable(hint) and hasattr(hint, "__supertype__"):
-        return "newtype"
-    if _is_class(hint) and issubclass(hint, enum.Enum):
-        return "enum"
-    if hint in _SCALARS:
-        return "scalar"
-    if hint in _FORMATS or (_is_class(hint) and issubclass(hint, PurePath)):
-        return "formatted"
-    if hint is bytes:
-        return "bytes"
-    if origin is Literal:
-        return "literal"
-    if origin is Union or origin is types.UnionType:
-        return "union"
-    if (origin or hint) in _ARRAYS:
-        return "array"
-    if (origin or hint) in _MAPPINGS:
-        return "mapping"
-    if _is_class(hint) and dataclasses.is_dataclass(hint):
-        return "dataclass"
-    if _is_typeddict(hint):
-        return "typeddict"
-    return "unsupported"
+from . import convert
+from .convert import ArgumentError, Converter
+from .kinds import ARRAYS, FORMATS, SCALARS, is_typeddict, kind_of, pydantic_module
 
 
 def _json_scalar_type(values: list[Any]) -> str | None:
     """The JSON type all of ``values`` share (for an enum's ``type``), or None."""
-    kinds = {"boolean" if isinstance(v, bool) else _SCALARS.get(type(v)) for v in values}
+    kinds = {"boolean" if isinstance(v, bool) else SCALARS.get(type(v)) for v in values}
     return kinds.pop() if len(kinds) == 1 and None not in kinds else None
-
-
-def _expect(value: Any, kind: type | tuple[type, ...], field: str, what: str) -> None:
-    """Raise ArgumentError unless ``value`` is a ``kind`` (JSON true is not a number here)."""
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ArgumentError(field, f"expected {what}, got {type(value).__name__}")
-
-
-def _parse_formatted(hint: Any, value: str) -> Any:
-    if hint in (dt.datetime, dt.time):  # Python 3.10 does not read the "Z" of UTC times
-        return hint.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-    if hint is dt.date:
-        return dt.date.fromisoformat(value)
-    return hint(value)  # uuid.UUID, Path and other PurePath classes
 
 
 def description_of(metadata: tuple[Any, ...]) -> str | None:
@@ -213,14 +109,14 @@ class Hints:
         if kind == "newtype":
             return self.schema(hint.__supertype__)
         if kind == "scalar":
-            return {"type": _SCALARS[hint]}
+            return {"type": SCALARS[hint]}
         if kind == "formatted":
-            return {"type": "string", "format": _FORMATS.get(hint, "path")}
+            return {"type": "string", "format": FORMATS.get(hint, "path")}
         if kind == "bytes":
             return {"type": "string", "contentEncoding": "base64"}
         if kind in ("literal", "enum"):
             values = list(args) if kind == "literal" else [member.value for member in hint]
-            if any(v is not None and type(v) not in _SCALARS for v in values):
+            if any(v is not None and type(v) not in SCALARS for v in values):
                 raise self.unsupported(hint, " (its values must be str, int, float, bool or None)")
             schema = {"enum": values}
             json_type = _json_scalar_type(values)
@@ -245,7 +141,7 @@ class Hints:
 
     def _array_schema(self, hint: Any, args: tuple[Any, ...]) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "array"}
-        container = _ARRAYS[typing.get_origin(hint) or hint]
+        container = ARRAYS[typing.get_origin(hint) or hint]
         if container is tuple and args and args[-1] is not Ellipsis:  # tuple[A, B]: fixed length
             return {**schema, "items": [self.schema(a) for a in args], "minItems": len(args), "maxItems": len(args)}
         if args:
@@ -302,7 +198,7 @@ class Hints:
 
     def _with_pydantic(self, hint: Any, use: Callable[[Any], Any]) -> Any:
         """``use(pydantic.TypeAdapter(hint))``, with pydantic's refusals as TypeError."""
-        adapter = getattr(_pydantic(), "TypeAdapter", None)
+        adapter = getattr(pydantic_module(), "TypeAdapter", None)
         if adapter is None:
             raise TypeError(f"{self.what}: pydantic models need pydantic 2 (pydantic.TypeAdapter)")
         try:
@@ -326,33 +222,33 @@ class Hints:
         if kind == "any":
             return lambda value, field: value
         if kind == "none":
-            return _none
+            return convert.null
         if kind == "annotated":
             return self.converter(args[0])
         if kind == "newtype":
             return self.converter(hint.__supertype__)
         if kind == "scalar":
-            return functools.partial(_scalar, hint)
+            return functools.partial(convert.scalar, hint)
         if kind in ("formatted", "bytes"):
-            return functools.partial(_formatted, hint)
+            return functools.partial(convert.formatted, hint)
         if kind == "literal":
-            return functools.partial(_literal, args)
+            return functools.partial(convert.literal, args)
         if kind == "enum":
-            return functools.partial(_enum, hint)
+            return functools.partial(convert.enum_member, hint)
         if kind == "union":
             options = [self.converter(a) for a in args if a is not type(None)]
-            return functools.partial(_union, options, type(None) in args)
+            return functools.partial(convert.union, options, type(None) in args)
         if kind == "array":
-            container = _ARRAYS[typing.get_origin(hint) or hint]
+            container = ARRAYS[typing.get_origin(hint) or hint]
             if container is tuple and args and args[-1] is not Ellipsis:
-                return functools.partial(_fixed_array, [self.converter(a) for a in args])
-            return functools.partial(_array, container, self.converter(args[0]) if args else None)
+                return functools.partial(convert.fixed_array, [self.converter(a) for a in args])
+            return functools.partial(convert.array, container, self.converter(args[0]) if args else None)
         if kind == "mapping":
-            return functools.partial(_mapping, self.converter(args[1]) if len(args) == 2 else None)
+            return functools.partial(convert.mapping, self.converter(args[1]) if len(args) == 2 else None)
         if kind in ("dataclass", "typeddict"):
             return self._object_converter(hint)
         if kind == "pydantic":
-            return functools.partial(_pydantic_validate, self._with_pydantic(hint, lambda adapter: adapter))
+            return functools.partial(convert.pydantic_validate, self._with_pydantic(hint, lambda adapter: adapter))
         raise self.unsupported(hint)
 
     def _object_converter(self, cls: Any) -> Converter:
@@ -360,23 +256,23 @@ class Hints:
             return self._converters[cls]
         fields: dict[str, Converter] = {}
 
-        def convert(value: Any, field: str) -> Any:
-            _expect(value, dict, field, f"an object ({cls.__name__})")
+        def convert_object(value: Any, field: str) -> Any:
+            convert.expect(value, dict, field, f"an object ({cls.__name__})")
             unknown = set(value) - set(fields)
             if unknown:
                 raise ArgumentError(field, f"unexpected field(s) {', '.join(sorted(map(str, unknown)))}")
             converted = {key: fields[key](item, f"{field}/{key}") for key, item in value.items()}
-            if _is_typeddict(cls):
+            if is_typeddict(cls):
                 return converted  # a TypedDict is a dict
             try:
                 return cls(**converted)
             except Exception as exc:  # a missing field, or __post_init__ refusing the values
                 raise ArgumentError(field, f"{cls.__name__}: {exc}") from exc
 
-        self._converters[cls] = convert
+        self._converters[cls] = convert_object
         for field in _fields(cls, self._class_hints(cls)):
             fields[field.name] = self.converter(field.hint)
-        return convert
+        return convert_object
 
 
 class _Field(typing.NamedTuple):
@@ -389,7 +285,7 @@ class _Field(typing.NamedTuple):
 
 def _fields(cls: Any, hints: dict[str, Any]) -> list[_Field]:
     """The fields of a dataclass (those ``__init__`` takes) or of a TypedDict."""
-    if _is_typeddict(cls):
+    if is_typeddict(cls):
         result = []
         for name, hint in hints.items():
             required = name in cls.__required_keys__
@@ -425,23 +321,6 @@ def _is_json(value: Any) -> bool:
     return False
 
 
-# The converters, one per kind; each checks the JSON type itself, so that a Union can try them.
-
-def _none(value: Any, field: str) -> None:
-    if value is not None:
-        raise ArgumentError(field, f"expected null, got {type(value).__name__}")
-
-
-def _scalar(hint: type, value: Any, field: str) -> Any:
-    if type(value) is hint:  # the common case in one test (0.4 -> 0.1 us a value; list[int] of 10: 7.5 -> 3.7)
-        return value
-    if hint is float:
-        _expect(value, (int, float), field, "a number")
-        return float(value)
-    _expect(value, hint, field, {str: "a string", int: "an integer", bool: "a boolean"}[hint])
-    return value
-
-
 def passes_through(hint: Any) -> bool:
     """Whether the converter for ``hint`` returns every value of its schema's JSON type as it is:
     str, int, bool, None and Any do (also inside Annotated or a NewType); float does not (an
@@ -453,76 +332,6 @@ def passes_through(hint: Any) -> bool:
     if kind == "newtype":
         return passes_through(hint.__supertype__)
     return kind in ("any", "none") or (kind == "scalar" and hint is not float)
-
-
-def _formatted(hint: Any, value: Any, field: str) -> Any:
-    _expect(value, str, field, "a string")
-    try:
-        return base64.b64decode(value, validate=True) if hint is bytes else _parse_formatted(hint, value)
-    except (ValueError, binascii.Error) as exc:
-        what = "base64" if hint is bytes else f"a valid {getattr(hint, '__name__', hint)}"
-        raise ArgumentError(field, f"{value!r} is not {what} ({exc})") from exc
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality: 1 == 1.0, but true is not 1."""
-    return bool(a == b) and isinstance(a, bool) == isinstance(b, bool)
-
-
-def _literal(allowed: tuple[Any, ...], value: Any, field: str) -> Any:
-    for option in allowed:
-        if _same(value, option):
-            return option
-    raise ArgumentError(field, f"{value!r} is not one of {list(allowed)!r}")
-
-
-def _enum(cls: type[enum.Enum], value: Any, field: str) -> Any:
-    for member in cls:
-        if _same(member.value, value):
-            return member
-    raise ArgumentError(field, f"{value!r} is not one of {[m.value for m in cls]!r}")
-
-
-def _union(options: list[Converter], nullable: bool, value: Any, field: str) -> Any:
-    if value is None and nullable:
-        return None
-    problems = []
-    for option in options:
-        try:
-            return option(value, field)
-        except ArgumentError as exc:
-            problems.append(exc.problem)
-    raise ArgumentError(field, "; ".join(problems) or "null is not allowed")
-
-
-def _array(container: type, item: Converter | None, value: Any, field: str) -> Any:
-    _expect(value, list, field, "an array")
-    items = [item(v, f"{field}/{i}") if item else v for i, v in enumerate(value)]
-    try:
-        return container(items)
-    except TypeError as exc:  # a set of unhashable items
-        raise ArgumentError(field, str(exc)) from exc
-
-
-def _fixed_array(items: list[Converter], value: Any, field: str) -> tuple[Any, ...]:
-    _expect(value, list, field, "an array")
-    if len(value) != len(items):
-        raise ArgumentError(field, f"expected {len(items)} items, got {len(value)}")
-    return tuple(convert(v, f"{field}/{i}") for i, (convert, v) in enumerate(zip(items, value, strict=True)))
-
-
-def _mapping(values: Converter | None, value: Any, field: str) -> Any:
-    _expect(value, dict, field, "an object")
-    return {k: values(v, f"{field}/{k}") if values else v for k, v in value.items()}
-
-
-def _pydantic_validate(adapter: Any, value: Any, field: str) -> Any:
-    try:
-        return adapter.validate_python(value)
-    except _pydantic().ValidationError as exc:
-        error = exc.errors()[0]
-        where = "/".join([field, *(str(p) for p in error.get("loc", ()))])
-        raise ArgumentError(where, error.get("msg", str(exc))) from exc
 
 
 # --- strings (prompt arguments, template variables) -> typed values -----------------------------
@@ -584,5 +393,5 @@ def from_string(hint: Any, value: str, field: str) -> Any:
             raise ArgumentError(field, f"{value!r} is not true or false")
         return value.lower() == "true"
     if kind == "formatted":
-        return _formatted(hint, value, field)
+        return convert.formatted(hint, value, field)
     return value  # str, Any

@@ -29,7 +29,8 @@ import typing
 from collections.abc import Callable, Collection
 from typing import Annotated, Any
 
-from .hints import Converter, Hints, description_of, from_string, string_problem, with_default
+from .convert import Converter
+from .hints import Hints, description_of, from_string, string_problem, with_default
 
 
 def refuse_async(fn: Callable[..., Any], what: str) -> None:

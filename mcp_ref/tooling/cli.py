@@ -3,16 +3,20 @@
 Not a spec section; a thin shell over Client and Server.
 
     mcp-ref serve [TARGET] [--transport sse|http --host H --port P --allow-host NAME --allow-origin URL
-                   --relay redis://HOST:PORT/DB] [--trace-file PATH]
+                   --relay redis://HOST:PORT/DB --quiet] [--trace-file PATH]
         serve TARGET over stdio (or HTTP: ``http`` serves Streamable HTTP at /mcp and HTTP with
-        SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found from the
-        current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
-        (default ``server``) is a Server or a no-argument function returning one. ``--relay``
-        lets several such processes, on one host or many, serve the same sessions (relay.py).
+        SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found
+        from the current directory, as ``python -m`` does) or path/to/file.py:attribute; the
+        attribute (default ``server``) is a Server or a no-argument function returning one.
+        ``--relay`` lets several such processes, on one host or many, serve the same sessions
+        (relay.py). Over HTTP each request is logged on stderr in one line (``--quiet``: not
+        logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error.
     mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
-                    [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress]
+                    [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
         connect, initialize, send one request, print its result. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
+        The server's log messages (notifications/message) are shown on stderr as they arrive,
+        with their level and logger (``--quiet``: not shown).
         ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
         and requirement IDs (explain.py); both together: the explanation, then the message.
     mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
@@ -22,16 +26,21 @@ Not a spec section; a thin shell over Client and Server.
         print the ``mcpServers`` JSON that registers a stdio server with a desktop host.
     mcp-ref demo [--explain] [--step] [--only N]
         a scripted tour of the demo server, on the wire; ``--explain`` names the page and IDs of
-        each message, ``--step`` waits for Enter between sections, ``--only N`` runs section N.
+        each message, ``--step`` waits for Enter between sections, ``--only N`` runs section N
+        (``mcp-ref demo --help`` lists them).
     mcp-ref spec ID_OR_PAGE
         a requirement from the index (level, side, page, URL, summary), the code lines citing
         it and the tests proving it (spec_cmd.py); a page lists its requirements.
     mcp-ref check ...
         the conformance checker (check/cli.py).
 
+    mcp-ref --version, and a bare mcp-ref prints the help.
+
 Exit codes: 0 success; 1 a JSON-RPC error (``request`` prints the error object on stdout) or
 an exception in the served module's import (its traceback on stderr); 2 could not connect,
-timed out, or bad arguments or target (one line on stderr); 130 interrupted with Ctrl-C.
+timed out, or bad arguments or target (one line on stderr); 3 ``request tools/call`` got a
+result with ``isError: true`` (the result on stdout, its text on stderr); 130 interrupted with
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -47,15 +56,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
-from .. import stdio
+from .. import __version__
 from ..client import Client
-from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout
+from ..lifecycle import PROTOCOL_VERSION
+from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout, json_type
 from ..server import Server
+from .inspect_cmd import printable
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
 __all__ = ["TraceFile", "build_parser", "load_server", "main"]
 
 DEFAULT_TARGET = "mcp_ref.demo_server:server"
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000  # mcp-ref serve --transport sse
+TOOL_ERROR = 3  # request: tools/call answered with a result whose isError is true
 INTERRUPTED = 130  # 128 + SIGINT, what shells report for a command stopped with Ctrl-C
 
 
@@ -80,7 +93,21 @@ class TraceFile:
             self._file.write(direction.encode() + b" " + data + b"\n")
 
 
+def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
+    """The HTTP options given to ``serve`` without ``--transport sse`` or ``http``: they would do nothing."""
+    if args.transport in ("sse", "http"):
+        return []
+    given = {"--host": args.host is not None, "--port": args.port is not None, "--allow-host": bool(args.allow_host),
+             "--allow-origin": bool(args.allow_origin), "--relay": args.relay is not None}
+    return [option for option, present in given.items() if present]
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    misplaced = _options_of_http_without_sse(args)
+    if misplaced:  # before importing anything: a stdio server here would be a silent surprise
+        return _fail(f"{' and '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} for --transport sse or "
+                     "http, which is missing: add --transport sse or http (without it, mcp-ref serve speaks stdio, "
+                     "on stdin and stdout)")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         with stdout_to_stderr():  # TR-04: a print() at import time must not reach the client
@@ -91,13 +118,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
-    if args.relay and args.transport == "stdio":
-        return _fail("--relay is for --transport sse or http (a stdio server has one client, in one process)")
     if args.transport == "stdio":
         if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
             print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
                   "Ctrl-D to stop", file=sys.stderr)
-        stdio.serve(lambda transport: server.open_session(transport, trace=trace))
+        server.serve_stdio(trace=trace)
         return 0
     return _serve_sse(server, args, trace)
 
@@ -105,19 +130,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None) -> int:
     from ..sse import LOCAL_HOSTS
 
+    host = DEFAULT_HOST if args.host is None else args.host
+    port = DEFAULT_PORT if args.port is None else args.port
     options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
     if args.relay:
-        from ..machinery.relay import RedisRelay
+        from ..machinery.redis_relay import RedisRelay
 
         try:
             options["relay"] = RedisRelay(args.relay)
-        except (ImportError, ValueError) as exc:
+        except ImportError:
+            return _fail("--relay needs the redis package; in a checkout of mcp_ref install it with "
+                         ".venv/bin/pip install -e '.[redis]' (elsewhere: pip install 'redis>=5')")
+        except ValueError as exc:
             return _fail(str(exc))
         print(f"mcp-ref: sessions reachable through the relay at {options['relay'].where}", flush=True)
-    if args.host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
-        print(f"mcp-ref: listening on {args.host}, but only requests whose Host header names localhost are "
+    if host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
+        print(f"mcp-ref: listening on {host}, but only requests whose Host header names localhost are "
               "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host '*'",
               file=sys.stderr)
 
@@ -128,7 +158,7 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
         else:
             print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
-    server.serve_sse(args.host, args.port, on_ready=ready, trace=trace, **options)
+    server.serve_sse(host, port, on_ready=ready, trace=trace, log_requests=not args.quiet, **options)
     return 0
 
 
@@ -163,13 +193,77 @@ def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
             return Client.http(args.http, **options)
         return Client.sse(args.sse, **options)
     except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
-        _fail(f"could not connect to {target!r}: {exc}")
+        _fail(_could_not_connect(target, str(exc)))
     except McpError as exc:
         if exc.code == CONNECTION_CLOSED:  # HttpError: the SSE endpoint refused, with its reason
-            _fail(f"could not connect to {target!r}: {exc.message}")
+            _fail(_could_not_connect(target, exc.message))
         else:
             _fail(f"the server refused initialize: {exc.message} (code {exc.code})")
     return None
+
+
+def _could_not_connect(target: str, reason: str) -> str:
+    """One sentence: the SSE client's messages already begin ``could not connect to URL: ...``
+    (what happened, then what to check); any other reason gets that beginning here."""
+    return reason if reason.startswith(f"could not connect to {target}") else f"could not connect to {target!r}: {reason}"
+
+
+class LogDisplay:
+    """``request``'s ``on_log_message``: each ``notifications/message`` the server sends, as one
+    line on stderr the moment it arrives: ``[server log] warning demo: {"message": "..."}``.
+    A progress bar being drawn is ended first, so the two do not share a line."""
+
+    def __init__(self, stream: TextIO, progress: ProgressDisplay):
+        self.stream = stream
+        self.progress = progress
+
+    def __call__(self, params: dict[str, Any]) -> None:
+        level, logger, data = params.get("level"), params.get("logger"), params.get("data")
+        # A string as it is, unless it holds control characters (a newline...): then as JSON, escaped.
+        plain = isinstance(data, str) and printable(data) == data
+        text = data if plain else json.dumps(data, ensure_ascii=False, default=repr)
+        source = f"{level} {logger}" if logger is not None else f"{level}"
+        self.progress.finish()
+        # The server's text, with control characters shown as "?", one line per message.
+        self.stream.write(printable(f"[server log] {source}: {text}") + "\n")
+        self.stream.flush()
+
+
+# Shown when PARAMS_JSON is not a JSON object: what the params of each method look like.
+PARAMS_EXAMPLES = {
+    "tools/call": '{"name": "add", "arguments": {"a": 2, "b": 3}}',
+    "prompts/get": '{"name": "review_code", "arguments": {"code": "x = 1"}}',
+    "resources/read": '{"uri": "demo://readme"}',
+    "resources/subscribe": '{"uri": "demo://counter"}',
+    "resources/unsubscribe": '{"uri": "demo://counter"}',
+    "completion/complete": '{"ref": {"type": "ref/prompt", "name": "review_code"}, '
+                           '"argument": {"name": "language", "value": "py"}}',
+    "logging/setLevel": '{"level": "info"}',
+    "tools/list": '{"cursor": "NEXT_CURSOR"}',
+    "resources/list": '{"cursor": "NEXT_CURSOR"}',
+    "resources/templates/list": '{"cursor": "NEXT_CURSOR"}',
+    "prompts/list": '{"cursor": "NEXT_CURSOR"}',
+}
+
+
+def params_example(method: str) -> str:
+    """What to write instead of a PARAMS_JSON that is not a JSON object, for ``method``."""
+    if method == "ping":
+        return "ping needs no params: leave PARAMS_JSON out"
+    example = PARAMS_EXAMPLES.get(method)
+    if example is None:
+        return ("write it as a JSON object in single quotes, e.g. '{\"name\": \"value\"}' (the shell then "
+                "keeps the double quotes)")
+    optional = " (or leave it out)" if "NEXT_CURSOR" in example else ""
+    return f"for {method} write it like '{example}'{optional}, in single quotes so the shell keeps the double quotes"
+
+
+def _tool_error_text(result: dict[str, Any]) -> str:
+    """The text items of a tool's ``isError`` result, joined; what ``request`` shows on stderr."""
+    content = result.get("content")
+    texts = [str(item.get("text")) for item in (content if isinstance(content, list) else [])
+             if isinstance(item, dict) and item.get("type") == "text"]
+    return printable(" ".join(texts)) or "(the result has no text)"
 
 
 def _sampling_reply(text: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -234,16 +328,19 @@ def cmd_request(args: argparse.Namespace) -> int:
         try:
             params = json.loads(args.params)
         except ValueError as exc:
-            return _fail(f"PARAMS_JSON is not valid JSON: {exc}")
+            return _fail(f"PARAMS_JSON is not valid JSON ({exc}); {params_example(args.method)}")
         if not isinstance(params, dict):
-            return _fail("PARAMS_JSON must be a JSON object")
+            return _fail(f"PARAMS_JSON must be a JSON object, not {json_type(params)}; "
+                         f"{params_example(args.method)}")
+    progress = ProgressDisplay(sys.stderr)
     options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply)}
     if args.root:
         options["roots"] = [{"uri": uri} for uri in args.root]
+    if not args.quiet:
+        options["on_log_message"] = LogDisplay(sys.stderr, progress)
     client = _connect(args, **options)
     if client is None:
         return 2
-    progress = ProgressDisplay(sys.stderr)
     with client:
         try:  # on_progress puts a progressToken in the params' _meta (PROG-01)
             result = client.request(args.method, params, on_progress=None if args.no_progress else progress)
@@ -255,6 +352,9 @@ def cmd_request(args: argparse.Namespace) -> int:
         finally:
             progress.finish()
     print(json.dumps(result, ensure_ascii=False))
+    if args.method == "tools/call" and result.get("isError") is True:  # the tool ran, and failed
+        print(f"mcp-ref: the tool reported an error: {_tool_error_text(result)}", file=sys.stderr)
+        return TOOL_ERROR
     return 0
 
 
@@ -331,8 +431,10 @@ def cmd_spec(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.",
+                                     epilog="Each command has its own --help, e.g. mcp-ref request --help.")
+    parser.add_argument("--version", action="version", version=f"mcp-ref {__version__} (MCP {PROTOCOL_VERSION})")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run a server over stdio or HTTP with SSE")
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
@@ -340,8 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
                             f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
     serve.add_argument("--transport", choices=["stdio", "sse", "http"], default="stdio",
                        help="default: stdio; http serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
-    serve.add_argument("--host", default="127.0.0.1", help="for sse: the address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="for sse: the port (default 8000; 0 picks a free one)")
+    serve.add_argument("--host", help=f"for sse and http: the address to bind (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"for sse and http: the port (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="for sse: also accept this name in the Host header (repeatable; '*' for any)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
@@ -349,20 +451,29 @@ def build_parser() -> argparse.ArgumentParser:
                             "any); replaces the default, which accepts localhost origins only")
     serve.add_argument("--relay", metavar="URL",
                        help="for sse: share sessions with every process using this Redis, e.g. redis://127.0.0.1:6379/0 "
-                            "(needs pip install 'mcp_ref[redis]')")
+                            "(needs the redis package: .venv/bin/pip install -e '.[redis]' in the checkout)")
+    serve.add_argument("--quiet", action="store_true", help="for sse: do not log each HTTP request on stderr")
     serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
     serve.set_defaults(func=cmd_serve)
 
-    request = sub.add_parser("request", help="connect, initialize, send one request, print the result")
+    request = sub.add_parser("request", help="connect, initialize, send one request, print the result",
+                             description="Exit status: 0 the result is on stdout; 1 a JSON-RPC error (on stdout); "
+                                         "2 could not connect, timed out, or bad arguments; 3 tools/call answered "
+                                         "with isError: true (the result on stdout, its text on stderr); "
+                                         "130 interrupted.")
     _add_connection_arguments(request)
-    request.add_argument("method")
-    request.add_argument("params", nargs="?", metavar="PARAMS_JSON")
+    request.add_argument("method", metavar="METHOD", help="the method to call, e.g. ping, tools/list, tools/call")
+    request.add_argument("params", nargs="?", metavar="PARAMS_JSON",
+                         help="the params as a JSON object, in single quotes, e.g. "
+                              "'{\"name\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}'")
     request.add_argument("--sampling-reply", metavar="TEXT",
                          help="answer sampling/createMessage with this text (without it: an error)")
     request.add_argument("--root", action="append", metavar="URI", default=[],
                          help="a file:// root to offer the server (repeatable)")
     request.add_argument("--no-progress", action="store_true",
                          help="do not ask for progress notifications: send PARAMS_JSON exactly as given")
+    request.add_argument("--quiet", action="store_true",
+                         help="do not show the server's log messages (shown on stderr by default)")
     request.set_defaults(func=cmd_request)
 
     inspect = sub.add_parser("inspect", help="one screen about a server: info, capabilities, tools, resources, prompts")
@@ -378,10 +489,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="an environment variable for the server (repeatable)")
     config.set_defaults(func=cmd_config, server_command=[])
 
-    demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire")
+    from .demo import SECTION_TITLES
+
+    demo = sub.add_parser("demo", help="a scripted tour of the demo server, showing the wire",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog="sections (for --only N):\n" + "\n".join(
+                              f"  {number:2}  {title}" for number, title in enumerate(SECTION_TITLES, start=1)))
     demo.add_argument("--explain", action="store_true", help="name each message's spec page and requirement IDs")
     demo.add_argument("--step", action="store_true", help="wait for Enter between sections")
-    demo.add_argument("--only", type=int, metavar="N", help="run section N only (initialization still happens)")
+    demo.add_argument("--only", type=int, metavar="N",
+                      help=f"run section N only, 1 to {len(SECTION_TITLES)} (listed below; initialization "
+                           "still happens)")
     demo.set_defaults(func=cmd_demo)
 
     spec = sub.add_parser("spec", help="look a requirement ID (LC-08) or a spec page (server/tools) up",
@@ -403,7 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["config"] and "--" in argv:  # everything after -- is the server's command line
         cut = argv.index("--")
         argv, server_command = argv[:cut], argv[cut + 1:]
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare `mcp-ref`: what it can do, rather than an error
+        parser.print_help()
+        return 0
     if args.func is cmd_config:
         args.server_command = server_command
     try:

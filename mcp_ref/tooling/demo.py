@@ -49,8 +49,36 @@ def _show(value: Any) -> None:
     _say(f"  => {json.dumps(value, ensure_ascii=False)[:300]}")
 
 
+LIFECYCLE = "Lifecycle: initialize (our version, capabilities, name), then notifications/initialized"
+# The sections between initialization and shutdown, in order; steps() gives each its action.
+STEP_TITLES = (
+    "Ping: either side may check the other is alive; the answer is an empty result",
+    "An unknown method is answered -32601 (Method not found), in every phase",
+    "Tools: list them (each with a JSON Schema for its arguments)",
+    "Tools: call one",
+    "Tools: a tool that fails returns isError: true (a result, not a protocol error)",
+    "Tools: an unknown tool, or arguments that break the schema, are protocol errors (-32602)",
+    "Progress: the request carries _meta.progressToken; the server reports until it answers",
+    "Resources: list, then read a text and a binary (base64) resource",
+    "Resources: templates (RFC 6570) name families of resources",
+    "Resources: an unknown URI is error -32002",
+    "Subscriptions: subscribe, change the resource, and a notification arrives",
+    "List changes: a tool adds another tool; the server sends notifications/tools/list_changed",
+    "Prompts: list, then get one with arguments",
+    "Prompts: a missing required argument is -32602",
+    "Completion: suggestions for a prompt argument as the user types",
+    "Logging: set the level to info; debug messages are then not sent",
+    "Sampling: a tool asks the client's model; the client answers sampling/createMessage",
+    "Roots: a tool asks which directories the client shares; the client answers roots/list",
+    "Roots: the client's roots change; it notifies, and the server asks again",
+)
+SHUTDOWN = "Shutdown: the client closes the server's stdin; the server exits by itself"
+# Every section, numbered from 1 (what `mcp-ref demo --help` lists for --only).
+SECTION_TITLES = (LIFECYCLE, *STEP_TITLES, SHUTDOWN)
+
+
 def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
-    """The tour after initialization: (title, action) pairs, in order."""
+    """The tour after initialization: (title, action) pairs, in order (sections 2 to N-1)."""
 
     def progress(params: dict[str, Any]) -> None:
         _say(f"  (progress callback: {params['progress']}/{params.get('total')})")
@@ -84,35 +112,28 @@ def steps(client: Client) -> list[tuple[str, Callable[[], Any]]]:
         client.set_logging_level("info")
         client.call_tool("log_something")
 
-    return [
-        ("Ping: either side may check the other is alive; the answer is an empty result", client.ping),
-        ("An unknown method is answered -32601 (Method not found), in every phase",
-         lambda: _try(lambda: client.request("server/discover"))),
-        ("Tools: list them (each with a JSON Schema for its arguments)",
-         lambda: _show([t["name"] for t in client.list_tools()])),
-        ("Tools: call one", lambda: client.call_tool("add", {"a": 2, "b": 3})),
-        ("Tools: a tool that fails returns isError: true (a result, not a protocol error)",
-         lambda: client.call_tool("fail")),
-        ("Tools: an unknown tool, or arguments that break the schema, are protocol errors (-32602)", tool_errors),
-        ("Progress: the request carries _meta.progressToken; the server reports until it answers",
-         lambda: client.call_tool("slow_count", {"steps": 3, "delay": 0.05}, on_progress=progress)),
-        ("Resources: list, then read a text and a binary (base64) resource", resources),
-        ("Resources: templates (RFC 6570) name families of resources", templates),
-        ("Resources: an unknown URI is error -32002", lambda: _try(lambda: client.read_resource("demo://nothing-here"))),
-        ("Subscriptions: subscribe, change the resource, and a notification arrives", subscription),
-        ("List changes: a tool adds another tool; the server sends notifications/tools/list_changed",
-         lambda: client.call_tool("toggle_extra_tool")),
-        ("Prompts: list, then get one with arguments", prompts),
-        ("Prompts: a missing required argument is -32602", lambda: _try(lambda: client.get_prompt("review_code", {}))),
-        ("Completion: suggestions for a prompt argument as the user types",
-         lambda: client.complete({"type": "ref/prompt", "name": "review_code"}, {"name": "language", "value": "j"})),
-        ("Logging: set the level to info; debug messages are then not sent", logging),
-        ("Sampling: a tool asks the client's model; the client answers sampling/createMessage",
-         lambda: client.call_tool("ask_model")),
-        ("Roots: a tool asks which directories the client shares; the client answers roots/list",
-         lambda: client.call_tool("list_client_roots")),
-        ("Roots: the client's roots change; it notifies, and the server asks again", change_roots),
+    actions: list[Callable[[], Any]] = [
+        client.ping,
+        lambda: _try(lambda: client.request("server/discover")),
+        lambda: _show([t["name"] for t in client.list_tools()]),
+        lambda: client.call_tool("add", {"a": 2, "b": 3}),
+        lambda: client.call_tool("fail"),
+        tool_errors,
+        lambda: client.call_tool("slow_count", {"steps": 3, "delay": 0.05}, on_progress=progress),
+        resources,
+        templates,
+        lambda: _try(lambda: client.read_resource("demo://nothing-here")),
+        subscription,
+        lambda: client.call_tool("toggle_extra_tool"),
+        prompts,
+        lambda: _try(lambda: client.get_prompt("review_code", {})),
+        lambda: client.complete({"type": "ref/prompt", "name": "review_code"}, {"name": "language", "value": "j"}),
+        logging,
+        lambda: client.call_tool("ask_model"),
+        lambda: client.call_tool("list_client_roots"),
+        change_roots,
     ]
+    return list(zip(STEP_TITLES, actions, strict=True))
 
 
 def fake_model(params: dict[str, Any]) -> dict[str, Any]:
@@ -158,6 +179,10 @@ def run_demo(*, explain: bool = False, step: bool = False, only: int | None = No
     """Run the tour: section 1 is initialization, then ``steps``, then shutdown. ``only`` runs one
     section (initialization still happens, unseen); ``step`` waits for Enter between sections."""
     command = [sys.executable, "-m", "mcp_ref", "serve"]
+    last = len(SECTION_TITLES)  # 1 is the lifecycle, then the steps, then the shutdown
+    if only is not None and not 1 <= only <= last:
+        print(f"mcp-ref: --only takes a section from 1 to {last} (mcp-ref demo --help lists them)", file=sys.stderr)
+        return 2
     wire = _Wire(explain)
     wire.showing = only in (None, 1)
     if only is None:
@@ -167,14 +192,10 @@ def run_demo(*, explain: bool = False, step: bool = False, only: int | None = No
                  "(look one up: mcp-ref spec LC-08).")
         _say(f"Server command: {' '.join(command)}\n")
     if wire.showing:
-        _say("== 1. Lifecycle: initialize (our version, capabilities, name), then notifications/initialized ==")
+        _say(f"== 1. {LIFECYCLE} ==")
     roots = [{"uri": Path.cwd().as_uri(), "name": "current directory"}]
     with Client.stdio(command, trace=wire, timeout=10.0, sampling_handler=fake_model, roots=roots) as client:
         sections = steps(client)
-        last = len(sections) + 2  # 1 is the lifecycle, then the steps, then the shutdown
-        if only is not None and not 1 <= only <= last:
-            print(f"mcp-ref: --only takes a section from 1 to {last}", file=sys.stderr)
-            return 2
         if wire.showing:
             info = client.server_info or {}
             _say(f"  -> negotiated protocol {client.protocol_version} with {info.get('name')} {info.get('version')}")
@@ -194,7 +215,7 @@ def run_demo(*, explain: bool = False, step: bool = False, only: int | None = No
         wire.showing = only == last or (only is None and not stopped
                                         and (not step or _wait_for_enter(last, stdin or sys.stdin)))
         if wire.showing:
-            _say(f"\n== {last}. Shutdown: the client closes the server's stdin; the server exits by itself ==")
+            _say(f"\n== {last}. {SHUTDOWN} ==")
     if only is None:
         _say("Done.")
     return 0

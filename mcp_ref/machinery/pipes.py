@@ -1,0 +1,88 @@
+"""Pipes that cannot hang us: writes bounded by a deadline, reads that can wait with a timeout.
+
+Not a spec section: the plumbing under stdio.py (basic/transports, stdio). A plain write to a
+pipe blocks for as long as the reader at the other end does not read, and a plain read blocks
+until bytes come. A peer that stops reading, or stops writing, would then hold our thread for
+ever. So:
+
+1. A pipe or socket we write to is switched to non-blocking mode; a write takes what fits, and
+   for the rest we wait for room with ``poll``, until the caller's deadline.
+2. A pipe we read from unbuffered can be waited on with ``poll`` too, so a read can have a
+   timeout (a client's caller reading its own answer, crew.py rule 6).
+3. Every wait is in slices of ``POLL_SLICE`` seconds, checking in between whether the transport
+   was closed: ``close()`` never waits long for a reader or writer.
+
+Other outputs (a terminal, a file, an in-memory buffer) are written plainly: they do not stop
+reading. ``poll`` is used rather than ``select`` because it works for any descriptor number.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import stat
+import time
+from collections.abc import Callable
+from typing import IO
+
+POLL_SLICE = 0.05  # seconds a waiting reader or writer sleeps between checks that the transport is open
+
+
+def pipe_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream`` if it is a pipe or socket (which poll can wait on); else None."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and friends have no descriptor
+        return None
+    if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    return fd
+
+
+def nonblocking_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream``, set non-blocking, if it is a pipe or socket; else None."""
+    fd = pipe_fd(stream)
+    if fd is None:
+        return None
+    stream.flush()
+    os.set_blocking(fd, False)
+    return fd
+
+
+def wait(poller: select.poll, deadline: float | None, closed: Callable[[], bool]) -> bool:
+    """Poll in slices until ``poller`` reports its descriptor ready (True), or the deadline passes
+    or ``closed()`` (False)."""
+    while not closed():
+        left = POLL_SLICE if deadline is None else min(POLL_SLICE, deadline - time.monotonic())
+        if left <= 0:
+            return False
+        if poller.poll(left * 1000):
+            return True
+    return False
+
+
+def readable_waiter(fd: int) -> select.poll:
+    """A poller for bytes (or the end) to read on ``fd``; made once, used by one reader at a time."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return poller
+
+
+def write_all(fd: int, data: bytes, deadline: float | None, closed: Callable[[], bool]) -> int:
+    """Write ``data`` to the non-blocking ``fd`` before the deadline. Returns len(data); when the
+    peer takes nothing more in time, raises ``TimeoutError`` whose ``args[1]`` is how many bytes
+    went out (a message cut short cannot be taken back)."""
+    view = memoryview(data)
+    written = 0
+    while written < len(data):
+        try:
+            written += os.write(fd, view[written:])  # takes what fits
+            continue
+        except BlockingIOError:
+            pass
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)  # room, or an error the next write will report
+        if not wait(poller, deadline, closed):
+            raise TimeoutError("the peer is not reading: its input is full", written)
+    return written
