@@ -40,7 +40,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .machinery.http_client import HttpError  # the client ends of both HTTP transports raise it
+from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
