@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -60,19 +61,36 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_listening(port: int, proc: subprocess.Popen[str], timeout: float, what: str) -> None:
-    """Until something listens on ``port``; skips if ``proc`` exits first (npm could not fetch it)."""
+def wait_listening(port: int, proc: subprocess.Popen[str], timeout: float, what: str, says: str) -> None:
+    """Until ``proc`` writes a line containing ``says`` (it listens, on its own port) and the port
+    answers; skips if ``proc`` exits first (npm could not fetch it). Its output is read to the
+    end on a thread of its own, so the pipe never fills."""
+    lines: list[str] = []
+    said = threading.Event()
+
+    def drain() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if says in line:
+                said.set()
+
+    threading.Thread(target=drain, daemon=True).start()
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while not said.wait(0.1):
         if proc.poll() is not None:
-            out = proc.stdout.read() if proc.stdout is not None else ""
-            pytest.skip(f"{what} did not start (no network for npm?): {out.strip()[-300:]}")
+            time.sleep(0.2)  # the last lines
+            pytest.skip(f"{what} did not start (no network for npm?): {''.join(lines).strip()[-300:]}")
+        if time.monotonic() > deadline:
+            pytest.skip(f"{what} did not say it listens within {timeout:g} s (npm still fetching it?)")
+    while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             return
         except OSError:
+            if time.monotonic() > deadline:
+                pytest.skip(f"{what} said it listens, but port {port} does not answer")
             time.sleep(0.1)
-    pytest.skip(f"{what} did not listen within {timeout:g} s (npm still fetching it?)")
 
 
 def stop_group(proc: subprocess.Popen[str]) -> None:
@@ -87,4 +105,7 @@ def stop_group(proc: subprocess.Popen[str]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
     if proc.stdout is not None:
-        proc.stdout.close()
+        try:
+            proc.stdout.close()
+        except OSError:  # the drain thread may be reading it still
+            pass

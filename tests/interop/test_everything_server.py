@@ -30,7 +30,7 @@ def everything() -> Iterator[str]:
     proc = subprocess.Popen([npx(), "-y", EVERYTHING, "streamableHttp"], env={**os.environ, "PORT": str(port)},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        wait_listening(port, proc, 120, "the everything server")
+        wait_listening(port, proc, 120, "the everything server", says=f"listening on port {port}")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         stop_group(proc)
