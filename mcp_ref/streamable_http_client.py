@@ -25,6 +25,10 @@ In short (the server's side and the whole picture are in streamable_http.py):
    ``Client.http(...)`` (SHTTP-40). A server we cannot reach any more ends it too.
 6. Closing DELETEs the session (SHTTP-41), within two seconds, whatever the server does.
 
+A POST that fails because the server closed a kept-alive connection without answering (servers
+close idle connections: Node after 5 s) is sent once more on a fresh connection, since the server
+never read it; any other failure to reach the server ends the connection.
+
 What the transport does that the page leaves open: a request whose stream ends (or breaks)
 before its answer can never be answered, since we do not resume streams (SHTTP-31..33). If the
 server cannot be reached any more, the connection ends (as in point 5); if it can, the transport
@@ -151,18 +155,23 @@ class StreamableHttpClientTransport:
         elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
-        try:
-            # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for either
-            # kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to connect
-            # and to wait for the answer to begin
-            response = self._http.post(self.url, data=data, headers=self._headers(json_body=True),
-                                       timeout=(bound, bound), stream=True)
-        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-            raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
-        except requests.ConnectionError as exc:  # nobody is there any more
-            raise self._end(f"the server at {self.url} cannot be reached: {_reason(exc)}") from None
-        except requests.RequestException as exc:
-            raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
+        for attempt in (1, 2):
+            try:
+                # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for
+                # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
+                # connect and to wait for the answer to begin
+                response = self._http.post(self.url, data=data, headers=self._headers(json_body=True),
+                                           timeout=(bound, bound), stream=True)
+                break
+            except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+                raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
+            except requests.ConnectionError as exc:
+                if attempt == 1 and _closed_before_answering(exc) and time.monotonic() < deadline:
+                    self._drop_idle_connections()  # a kept-alive connection the server had closed: once more
+                    continue
+                raise self._end(f"the server at {self.url} cannot be reached: {_reason(exc)}") from None
+            except requests.RequestException as exc:
+                raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:
@@ -170,6 +179,12 @@ class StreamableHttpClientTransport:
             raise
         if method == "notifications/initialized":
             self._start_listening()  # SHTTP-23: now the session is in operation
+
+    def _drop_idle_connections(self) -> None:
+        """Close the connections kept alive for reuse (those in use go on): the next request
+        opens a fresh one."""
+        for adapter in self._http.adapters.values():
+            adapter.poolmanager.clear()
 
     def _headers(self, *, json_body: bool = False, accept: str = ACCEPT_BOTH) -> dict[str, str]:
         headers = {"Accept": accept}
@@ -428,6 +443,14 @@ def _error_text(response: Any, timeout: float) -> str:
         pass
     return text[:200] or "is this an MCP endpoint?"
 
+
+def _closed_before_answering(exc: Exception) -> bool:
+    """Whether a request failed because the server closed the connection without a byte of an
+    answer: what a kept-alive connection that the server closed while idle does to the next
+    request sent on it (Node closes idle ones after 5 s). The server never read that request,
+    so it is sent once more, on a fresh connection; a refused or unreachable server is not this."""
+    text = repr(exc)
+    return "RemoteDisconnected" in text or "BadStatusLine" in text
 
 def _reason(exc: Exception) -> str:
     """A connection error's cause in a few words (requests nests them deeply)."""
