@@ -641,3 +641,28 @@ def test_mcp_ref_serve_transport_http_serves_both_on_localhost(new_tap: Callable
             assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
     finally:
         server.close()
+
+
+def test_no_session_id_reaches_any_log(caplog: pytest.LogCaptureFixture) -> None:
+    """Every logger at DEBUG, the request log on: a whole Streamable HTTP session (the GET stream,
+    DELETE), a refused body, an ended session's POST; no record holds a session id (SHTTP-35:
+    the id grants the session)."""
+    import logging
+    import re
+
+    try:
+        with caplog.at_level(logging.DEBUG):
+            http = SseHttpServer(make_server().wsgi_app(keepalive=0.3), "127.0.0.1", 0, log_requests=True).start()
+            try:
+                url = url_of(http)
+                with Client.http(url, timeout=10, fallback=False) as client:
+                    client.call_tool("echo", {"text": "hi"})
+                    session = client.session._transport.session_id  # type: ignore[attr-defined]
+                    assert post(url, b"{not json", session).status_code == 400
+                assert post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session).status_code == 404
+            finally:
+                http.close()
+    finally:
+        logging.getLogger("mcp_ref.http").setLevel(logging.NOTSET)  # as it was before this test
+    logged = [record.getMessage() for record in caplog.records]
+    assert session and not [text for text in logged if session in text or re.search(r"[0-9a-f]{32}", text)]
