@@ -325,10 +325,12 @@ class StreamableHttpClientTransport:
                 response.close()
                 self._expired()
                 return
-            if response.status_code != 200:  # SHTTP-25: 405, this server offers no GET stream
+            kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if response.status_code != 200 or kind != "text/event-stream":  # SHTTP-25: 405, no GET stream here
                 response.close()
                 if response.status_code != 405:
-                    log.info("the GET stream at %s was refused: HTTP %d", self.url, response.status_code)
+                    log.info("the GET stream at %s was refused: HTTP %d (%s)", self.url, response.status_code,
+                             kind or "no content type")
                 return
             stream = _ResponseStream(response, "", "GET")
             if stream.socket is not None:
