@@ -33,17 +33,16 @@ spec page and requirement IDs instead.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import threading
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
+from .machinery import lifetime
 from .machinery.reading import Transport
 from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
@@ -52,10 +51,6 @@ from .stdio import SubprocessTransport
 CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
 
 NotificationCallback = Callable[[str, dict[str, Any]], None]
-
-# Every Client not yet closed, weakly: what the exit hook at the bottom of this module closes.
-_open_clients: weakref.WeakSet[Client] = weakref.WeakSet()
-
 
 def print_trace(direction: str, data: bytes) -> None:
     """The ``trace=True`` hook: each message on stderr, ``client -> server  {json}`` or ``<-``."""
@@ -115,16 +110,16 @@ class Client:
         # keep an abandoned Client alive, or __del__ could never warn about it and clean up.
         self._session = Session(
             transport,
-            on_request=_weak_request_handler(self),
-            on_notification=_weak_notification_handler(self),
+            on_request=lifetime.weakly(self, "_handle_request", _gone),  # (machinery/lifetime.py, rule 2)
+            on_notification=lifetime.weakly(self, "_handle_notification", lambda *args: None),
             inline_methods=frozenset({"ping"}),
-            knows_method=_weak_knows_method(self),
+            knows_method=lifetime.weakly(self, "_knows_method", lambda method: False),
             default_timeout=timeout,
             trace=_trace_hook(trace),
             name="mcp_ref-client",
             callers_read=True,
         )
-        _open_clients.add(self)
+        lifetime.track(self)  # closed at exit if the program forgets to
 
     # --- connecting ---------------------------------------------------------------------------
 
@@ -286,8 +281,12 @@ class Client:
 
     def close(self) -> None:
         """Close the connection (and shut a spawned server down: LC-16 to LC-18)."""
-        _open_clients.discard(self)
+        lifetime.untrack(self)
         self._session.close("the client closed the connection")
+
+    @property
+    def is_closed(self) -> bool:
+        return self._session.is_closed
 
     def __del__(self) -> None:
         session: Session | None = getattr(self, "_session", None)
@@ -354,6 +353,9 @@ class Client:
         self.request("ping", timeout=timeout)
 
     # --- dispatch of what the server sends --------------------------------------------------------
+
+    def _knows_method(self, method: str) -> bool:
+        return method in self.request_handlers
 
     def _handle_request(self, ctx: RequestContext) -> dict[str, Any]:
         handler = self.request_handlers.get(ctx.method)
@@ -440,50 +442,5 @@ class Client:
         self.request("logging/setLevel", {"level": level})
 
 
-
-# --- clients left open ---------------------------------------------------------------------------
-
-
-@atexit.register
-def _close_clients_left_open() -> None:
-    """At exit, close every Client still open, so no spawned server outlives the program.
-    The warnings come after all are closed: with ``-W error`` the first would stop the rest."""
-    left_open = [client for client in list(_open_clients) if not client.session.is_closed]
-    for client in left_open:
-        client.close()  # LC-16, LC-17, LC-18: the spawned server is shut down
-    for client in left_open:
-        warnings.warn(f"{client!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
-                      stacklevel=1)
-
-
-def _weak_request_handler(client: Client) -> Callable[[RequestContext], dict[str, Any]]:
-    ref = weakref.ref(client)
-
-    def handle(ctx: RequestContext) -> dict[str, Any]:
-        alive = ref()
-        if alive is None:
-            raise ConnectionClosed("the client is gone")
-        return alive._handle_request(ctx)
-
-    return handle
-
-
-def _weak_knows_method(client: Client) -> Callable[[str], bool]:
-    ref = weakref.ref(client)
-
-    def knows(method: str) -> bool:
-        alive = ref()
-        return alive is not None and method in alive.request_handlers
-
-    return knows
-
-
-def _weak_notification_handler(client: Client) -> Callable[[Session, str, dict[str, Any]], None]:
-    ref = weakref.ref(client)
-
-    def handle(session: Session, method: str, params: dict[str, Any]) -> None:
-        alive = ref()
-        if alive is not None:
-            alive._handle_notification(session, method, params)
-
-    return handle
+def _gone(*args: Any) -> Any:
+    raise ConnectionClosed("the client is gone")

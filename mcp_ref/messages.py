@@ -37,6 +37,8 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002  # server/resources, RES-06
+# client/sampling: a person declined a sampling request; the page's example uses -1 (SAMP-07).
+USER_REJECTED = -1
 # mcp_ref's one code of its own, in JSON-RPC's range for implementation-defined server errors:
 # a rate limit was exceeded (see ratelimit.py; 2024-11-05 defines no code for it).
 RATE_LIMITED = -32010

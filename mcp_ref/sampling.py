@@ -27,7 +27,7 @@ from typing import Any
 
 from .content import message_problem
 from .lifecycle import require_peer
-from .messages import InternalError, InvalidParams, McpError, MethodNotFound, param, printable
+from .messages import USER_REJECTED, InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
 INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
@@ -36,7 +36,7 @@ INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
 class SamplingRejected(McpError):
     """Raise this from a sampling handler when the user declines (the spec's example code, -1)."""
 
-    code = -1  # SAMP-07: a refusal is an error; -1 as in the spec's example
+    code = USER_REJECTED  # SAMP-07: a refusal is an error; -1 as in the spec's example
 
     def __init__(self, message: str = "User rejected sampling request", data: Any = None):
         super().__init__(message, data)

@@ -105,11 +105,11 @@ class Session:
         self.closed = threading.Event()  # set once, when the session has fully closed
         self._close_callbacks: list[Callable[[Session], None]] = []
         self._callers_read = bool(callers_read and getattr(transport, "timed_receive", False))
-        reading = Reading(transport, handle=self._dispatch, take_answer=self._take_answer,
-                          framing_error=lambda exc: self._answer(None, exc), ended=self._input_ended,
-                          broken=self._transport_broke, hand_over=lambda: self._crew.hand_over())
+        reading = Reading(transport, handle=self._dispatch, take_answer=self._take_answer, ended=self._input_ended,
+                          framing_error=lambda exc: self._answer(None, exc), hand_over=lambda: self._crew.hand_over(),
+                          broken=lambda exc: self._shutdown(f"transport failed: {exc}"))
         self._crew = Crew(name, reading.read, max_threads=max_running + 1,
-                          awaited=(lambda: bool(self._pending)) if self._callers_read else None)
+                          awaited=self._awaiting_answers if self._callers_read else None)
         self._dispatching = False  # the reader is handling a message that must finish first
 
     # --- running and ending ----------------------------------------------------------------------
@@ -120,10 +120,6 @@ class Session:
     def _input_ended(self) -> None:  # LC-19: `printf '...' | mcp-ref serve` still shows every answer
         self._unanswered.wait_for_zero(END_OF_INPUT_GRACE)
         self._shutdown(self._transport.describe_close())
-
-    def _transport_broke(self, exc: Exception) -> None:
-        log.debug("transport failed", exc_info=exc)
-        self._shutdown(f"transport failed: {exc}")
 
     def run_in_background(self, fn: Callable[..., None], *args: Any) -> None:
         """Run ``fn(*args)`` on another thread of the session (work, started by a notification, that
@@ -261,6 +257,9 @@ class Session:
             raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
         self._write(messages.encode(messages.notification(method, params)), timeout)  # MSG-08: no id
 
+    def _awaiting_answers(self) -> bool:
+        return bool(self._pending)
+
     def _forget(self, request_id: RequestId) -> bool:
         """Take our request out of the pending table; True if it was there (its Reply is then ours)."""
         with self._lock:
@@ -350,7 +349,7 @@ class Session:
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
         else:  # the crew runs it (crew.py, rule 2), or refuses it when every thread is busy
-            return Errand(lambda: self._run_request(ctx),
+            return Errand(functools.partial(self._run_request, ctx),
                           lambda reason: self._finish(ctx, InternalError(f"Server busy: {reason}")))
         return None
 

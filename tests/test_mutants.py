@@ -34,6 +34,21 @@ def test_every_mutation_still_applies_to_exactly_one_place() -> None:
     assert all(original != replacement for m in MUTANTS for original, replacement in m.changes)
 
 
+def test_every_mutated_file_is_still_python() -> None:
+    """A mutant whose change breaks the syntax (say, its text matched the start of a longer line)
+    could never be killed by its test: it would only be an error."""
+    broken = []
+    for m in MUTANTS:
+        text = (ROOT / m.file).read_text(encoding="utf-8")
+        for original, replacement in m.changes:
+            text = text.replace(original, replacement, 1)
+        try:
+            compile(text, m.file, "exec")
+        except SyntaxError as exc:
+            broken.append((m.name, f"line {exc.lineno}: {exc.msg}"))
+    assert not broken, f"mutants that do not compile (update tests/mutants.py): {broken}"
+
+
 def test_every_must_requirement_with_code_has_a_mutant() -> None:
     with_code = {i for row in ROWS if row.code for i in row.ids}
     must = {i for i in with_code if REQUIREMENTS[i].strength == "MUST"}

@@ -146,13 +146,14 @@ def read_note(path: Path) -> list[NoteRow]:
 
 
 def read_notes(directory: Path | None = None) -> list[NoteRow]:
-    """Every row of every page note (the checker's case table, ``checker.md``, is not one)."""
+    """Every row of every page note (the checker's case table, ``checker.md``, and the walk of one
+    call, ``walk-tools-call.md``, are not page notes)."""
     directory = directory or notes_directory()
     if directory is None:
         return []
     rows: list[NoteRow] = []
     for path in sorted(directory.glob("*.md")):
-        if path.name not in ("README.md", "checker.md"):
+        if path.name not in ("README.md", "checker.md", "walk-tools-call.md"):
             rows += read_note(path)
     return rows
 
