@@ -104,7 +104,7 @@ def alternate(contenders: Sequence[Contender], rounds: int) -> None:
 def ratio_per_round(a: Contender, b: Contender) -> pyperf.Benchmark:
     """``a``'s time over ``b``'s, round by round, as a benchmark (for its median and range)."""
     runs = [pyperf.Run([x["wall"] / y["wall"]], metadata={"name": f"{a.label} / {b.label}", "unit": "second"},
-                       collect_metadata=False) for x, y in zip(a.rounds, b.rounds)]
+                       collect_metadata=False) for x, y in zip(a.rounds, b.rounds, strict=True)]
     return pyperf.Benchmark(runs)
 
 

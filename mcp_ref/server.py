@@ -364,7 +364,8 @@ class Server:
     def wsgi_app(self, **options: Any) -> SseApp:
         """This server as a WSGI application speaking HTTP with SSE (see sse.SseApp for options:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
-        ``max_body_bytes``, ``max_streams``, ``max_queued``, ``keepalive``, and ``relay``).
+        ``max_body_bytes``, ``max_streams``, ``max_queued``, ``max_queued_bytes``, ``keepalive``,
+        and ``relay``).
         Run it under any *threaded* WSGI server: each event stream holds a thread. With
         ``relay="redis://HOST:PORT/DB"`` (``pip install 'mcp_ref[redis]'``) it may run in several
         processes and on several hosts at once (gunicorn ``-w 4 -k gthread``): see relay.py."""
