@@ -111,6 +111,9 @@ def _bounded_handler(request_timeout: float, write_timeout: float, log_requests:
 
     class BoundedHandler(WSGIRequestHandler):
         timeout = write_timeout  # socketserver puts it on the connection: each write waits at most this
+        # socketserver's switch for TCP_NODELAY, off by default: an event written to a stream
+        # whose previous one is not yet acknowledged would wait for the client's delayed ACK.
+        disable_nagle_algorithm = True
 
         def setup(self) -> None:
             super().setup()
