@@ -121,6 +121,8 @@ def main(kind: str) -> None:
     app = EchoApp()
     nodelay.answer_on_stdin()
     if kind == "werkzeug":
+        import socket
+
         from werkzeug.serving import WSGIRequestHandler, make_server
 
         class Handler(WSGIRequestHandler):
@@ -130,6 +132,7 @@ def main(kind: str) -> None:
                 pass
 
         http = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Handler)
+        http.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # inherited on accept
         print(f"http://127.0.0.1:{http.server_port}/sse", flush=True)
         http.serve_forever()
         return

@@ -169,6 +169,8 @@ class SseHttpServer:
         self.write_timeout = DEFAULT_WRITE_TIMEOUT if write_timeout is None else write_timeout
         handler = _bounded_handler(self.request_timeout, self.write_timeout, log_requests)
         self._wsgi = _QuietWSGIServer(host, port, app, handler)
+        # On the listening socket too: a connection inherits it from the moment it is accepted.
+        self._wsgi.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.host = host
         self.port = self._wsgi.server_port
         shown = f"[{host}]" if ":" in host else host
