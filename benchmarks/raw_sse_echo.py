@@ -56,7 +56,10 @@ class EchoApp:
         try:
             yield b"event: endpoint\ndata: /messages/?session_id=" + session_id.encode() + b"\n\n"
             while True:
-                yield outbox.get()
+                try:
+                    yield outbox.get(timeout=1.0)
+                except queue.Empty:  # idle: a comment, so that a client gone is found by the write
+                    yield b": keepalive\n\n"
         finally:
             self.streams.pop(session_id, None)
 
@@ -69,7 +72,7 @@ class RawSseClient:
 
         self._http = requests.Session()
         self._http.trust_env = False  # as mcp_ref's client: no proxy look-up per POST
-        self._stream = self._http.get(url, stream=True, headers={"Accept": "text/event-stream"})
+        self._stream = self._http.get(url, stream=True, headers={"Accept": "text/event-stream"}, timeout=(30, 300))
         self._answers: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._endpoint: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -90,6 +93,8 @@ class RawSseClient:
             while b"\n\n" in buffer:
                 event, buffer = buffer.split(b"\n\n", 1)
                 kind, _, data = event.partition(b"\ndata: ")
+                if kind.startswith(b":"):  # a comment
+                    continue
                 if kind == b"event: endpoint":
                     self._endpoint.put(data.decode())
                 else:
