@@ -32,6 +32,7 @@ run.py and history.py alternate rounds between contenders, so that all see the s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -328,8 +329,12 @@ async def many_sdk(connect: Callable[[], Any], server: ServerProcess, clients: i
     connected, finished = [0], [0]
     marks: dict[str, Any] = {}
 
+    turn = anyio.Lock()
+
     async def one() -> None:
-        async with connect() as client:
+        async with contextlib.AsyncExitStack() as stack:
+            async with turn:  # connected one at a time, as the other kinds' clients are
+                client = await stack.enter_async_context(connect())
             connected[0] += 1
             if connected[0] == clients:
                 ready.set()
