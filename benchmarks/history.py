@@ -1,69 +1,73 @@
-"""What each change bought: stdio round trips of several git revisions of mcp_ref, side by side.
+"""What each change bought: round trips of several git revisions of mcp_ref, side by side.
 
 Not a spec section. Each revision is checked out into a temporary worktree; for each one a
-contender process (contender.py, the revision first on PYTHONPATH) runs an mcp_ref client
-against an mcp_ref server of the same revision. Rounds are interleaved between all
-revisions and the floor (a raw newline-JSON echo over a pipe), so every contender sees the same
-machine, and each is reported as a ratio to the floor measured in the same rounds. It also
-reports the CPU time each side spent per call, which a busy machine disturbs much less than
-wall time.
+contender process (contender.py, the revision first on PYTHONPATH and as the working
+directory) runs an mcp_ref client against an mcp_ref server of the same revision:
 
-Run: python benchmarks/history.py REV [REV ...] [--calls N] [--rounds R]
+    --transport stdio      over a pipe (``python -m mcp_ref serve``), beside the raw pipe echo
+    --transport werkzeug   over HTTP+SSE on Server.serve_sse, beside the raw echo on werkzeug
+    --transport waitress   over HTTP+SSE under waitress, beside the raw echo on waitress
+
+Rounds alternate between all revisions and the floor, the order reversed every other round
+(rounds.py), so every contender sees the same machine. Reported per revision: the median time
+per call, the median over rounds of its ratio to the first revision *in the same round* (with
+the lowest and highest), and the CPU per call of client and server over all rounds.
+
+Run: python benchmarks/history.py REV [REV ...] [--transport T] [--rounds R]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from rounds import Contender, alternate, ratio_per_round  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revs", nargs="+")
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--transport", choices=("stdio", "werkzeug", "waitress"), default="stdio")
+    parser.add_argument("--rounds", type=int, default=9)
     options = parser.parse_args()
-    sys.path.insert(0, str(HERE))
-    from run import Contender, RawEcho, timed_round
+    ours_kind = "mcp_ref-stdio" if options.transport == "stdio" else f"mcp_ref-{options.transport}"
 
     with tempfile.TemporaryDirectory(prefix="mcp_ref-history-") as tmp:
-        contenders: list[Any] = []
-        floor = RawEcho()
+        contenders: list[Contender] = []
+        trees: list[Path] = []
         try:
+            contenders.append(Contender(f"raw-{options.transport}", label="floor"))
             for rev in options.revs:
                 tree = Path(tmp) / rev.replace("/", "_")
                 subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree), rev], check=True)
-                contender = Contender("mcp_ref", env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree)
-                contender.kind = rev
-                contenders.append(contender)
-            floors = []
-            for _ in range(options.rounds):
-                floors.append(timed_round(floor.call, options.calls))
-                for contender in contenders:
-                    contender.round(options.calls)
-            base = statistics.median(floors)
-            print(f"floor (raw JSON echo over a pipe): {base * 1e6:.1f} us/call; medians of {options.rounds} "
-                  f"interleaved rounds of {options.calls} calls\n")
-            print(f"{'revision':<12} {'us/call':>8} {'x floor':>8} {'client CPU us':>14} {'server CPU us':>14}")
+                trees.append(tree)
+                contenders.append(Contender(ours_kind, label=rev, env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree))
+            alternate(contenders, options.rounds)
+            floor, first = contenders[0], contenders[1]
+            print(f"{options.transport}: medians of {options.rounds} rounds, the order reversed every other round; "
+                  f"ratios taken round by round\n")
+            print(f"{'':<12} {'us/call':>9} {'x floor':>8} {'x ' + first.label:>22} {'client CPU us':>14} "
+                  f"{'server CPU us':>14}")
             for c in contenders:
-                print(f"{c.kind:<12} {c.median('wall') * 1e6:8.1f} {c.median('wall') / base:8.2f} "
-                      f"{c.median('client_cpu') * 1e6:14.1f} {c.median('server_cpu') * 1e6:14.1f}")
+                ratio = ratio_per_round(c, first)
+                low, high = min(ratio.get_values()), max(ratio.get_values())
+                versus = f"{ratio.median():.3f} ({low:.2f}-{high:.2f})"
+                print(f"{c.label:<12} {c.median() * 1e6:9.1f} {ratio_per_round(c, floor).median():8.2f} {versus:>22} "
+                      f"{c.cpu('client') * 1e6:14.1f} {c.cpu('server') * 1e6:14.1f}")
         finally:
-            floor.close()
             for contender in contenders:
                 contender.close()
-            for rev in options.revs:
-                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
-                                str(Path(tmp) / rev.replace("/", "_"))], check=False, capture_output=True)
+            for tree in trees:
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
+                               check=False, capture_output=True)
 
 
 if __name__ == "__main__":

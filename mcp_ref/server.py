@@ -367,7 +367,8 @@ class Server:
         ``/mcp`` (streamable_http.py; ``mcp_path``, and ``streamable_options`` for its own limits)
         and HTTP with SSE at ``/sse`` and ``/messages/`` (see sse.SseApp for options:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
-        ``max_body_bytes``, ``max_streams``, ``max_queued``, ``keepalive``, and ``relay``).
+        ``max_body_bytes``, ``max_streams``, ``max_queued``, ``max_queued_bytes``, ``keepalive``,
+        and ``relay``).
         Run it under any *threaded* WSGI server: each event stream holds a thread. With
         ``relay="redis://HOST:PORT/DB"`` (the redis package; in a checkout,
         ``.venv/bin/pip install -e '.[redis]'``) it may run in several processes and on several

@@ -37,9 +37,11 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
 - ``max_body_bytes`` = 4 MiB: a larger POST body is answered 413.
 - ``max_streams`` = 100 open event streams (each holds a thread and a session): one more GET is
   answered 503 with ``Retry-After``.
-- ``max_queued`` = 1,000 messages waiting to be written to one client's stream. A sender that
-  finds them all waiting waits for room, up to its timeout; if none comes, the client is not
-  reading: its session is closed and its connection cut.
+- ``max_queued`` = 1,000 messages, and ``max_queued_bytes`` = 4 MiB, waiting to be written to
+  one client's stream. A sender that finds either bound reached waits for room, up to its
+  timeout; if none comes, the client is not reading: its session is closed and its connection
+  cut. (A single message larger than ``max_queued_bytes`` is queued when nothing else waits, so
+  it still goes out, alone.)
 - ``keepalive`` = 15 s: a comment line on an idle stream, so proxies keep the connection.
 - A client that hangs up is noticed within half a second (its socket, which werkzeug and
   gunicorn put in the WSGI environ, is polled), and its session ends. Where the socket cannot
@@ -96,9 +98,10 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_STREAMS = 100
 # Seconds a client refused for too many streams is told to wait (Retry-After).
 RETRY_AFTER_SECONDS = 5
-# Messages waiting to be written to one client's stream: a client that does not read is
-# disconnected, it does not get to grow the server's memory.
+# Messages waiting to be written to one client's stream, and their bytes: a client that does not
+# read is disconnected, it does not get to grow the server's memory.
 DEFAULT_MAX_QUEUED = 1000
+DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024
 # Seconds of silence on a stream before a comment line, so proxies do not drop it.
 KEEPALIVE_SECONDS = 15.0
 # Seconds between checks that an idle stream's client is still there.
@@ -126,19 +129,25 @@ def _hostname(host: str) -> str:
 
 
 class _StreamTransport:
-    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``.
+    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox`` (and says
+    so with ``taken``, for each message it takes).
 
-    ``outbox`` holds at most ``max_queued`` messages. A sender that finds it full waits for
-    room, up to its timeout: a burst is slowed to the pace of the client. If no room comes in
-    that time, the stream has taken nothing: its writer is stuck, the client is not reading.
-    ``send`` then raises ``OSError``, which closes the session (the Transport contract), and
-    the client's socket (``sock``, if the WSGI server gives it) is shut down, so the stuck
-    writer lets go at once.
+    ``outbox`` holds at most ``max_queued`` messages of at most ``max_queued_bytes`` in all; a
+    message larger than that goes in only when the outbox is empty. A sender that finds no
+    room waits for it, up to its timeout: a burst is slowed to the pace of the client. If no
+    room comes in that time, the stream has taken nothing: its writer is stuck, the client is
+    not reading. ``send`` then raises ``OSError``, which closes the session (the Transport
+    contract), and the client's socket (``sock``, if the WSGI server gives it) is shut down, so
+    the stuck writer lets go at once.
     """
 
-    def __init__(self, max_queued: int, sock: socket.socket | None) -> None:
+    def __init__(self, max_queued: int, sock: socket.socket | None,
+                 max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.outbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
+        self.max_queued_bytes = max_queued_bytes
+        self.queued_bytes = 0  # of the messages in outbox; changed only under _room
+        self._room = threading.Condition()  # signalled when the stream takes a message, or at close
         self._socket = sock
         self._closed = False
         self._stalled = False
@@ -152,16 +161,36 @@ class _StreamTransport:
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
             raise OSError("the event stream is closed")
-        try:
-            self.outbox.put(data, timeout=timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._room:  # the byte bound: room for these bytes, or an empty outbox
+            if not self._room.wait_for(lambda: self._closed or not self.queued_bytes
+                                       or self.queued_bytes + len(data) <= self.max_queued_bytes, timeout):
+                self._stalled = True
+                raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
+                              f"{self.queued_bytes} bytes unread (the bound is {self.max_queued_bytes}); "
+                              "disconnecting it")
+            if self._closed:
+                raise OSError("the event stream is closed")
+            self.queued_bytes += len(data)
+        try:  # the count bound
+            self.outbox.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except queue.Full:
+            self.taken(data)
             self._stalled = True
             raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
                           f"{self.outbox.maxsize} messages unread; disconnecting it") from None
 
+    def taken(self, data: bytes) -> None:
+        """The stream took ``data`` out of the outbox: its bytes make room for a waiting sender."""
+        with self._room:
+            self.queued_bytes -= len(data)
+            self._room.notify_all()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            with self._room:
+                self._room.notify_all()  # a sender waiting for room gives up at once
             self.inbox.put(None)
             put_end_marker(self.outbox)
             if self._stalled and self._socket is not None:
@@ -181,8 +210,8 @@ class SseApp:
     origins (``https://app.example``) accepted in an ``Origin`` header. Both default to
     localhost only; ``["*"]`` accepts any. A request without ``Origin`` (not from a browser)
     is accepted. ``session_param`` names the query parameter carrying the session id.
-    ``max_body_bytes``, ``max_streams``, ``max_queued`` and ``keepalive`` are the limits listed
-    in the module docstring. ``relay`` (relay.py) reaches sessions held by other processes: a
+    ``max_body_bytes``, ``max_streams``, ``max_queued``, ``max_queued_bytes`` and ``keepalive``
+    are the limits listed in the module docstring. ``relay`` (relay.py) reaches sessions held by other processes: a
     ``redis://`` URL (the app then owns the relay and closes it with itself) or a ``Relay``
     object; None, the default, knows only the sessions of this process.
     """
@@ -191,8 +220,8 @@ class SseApp:
                  session_param: str = "session_id", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
-                 keepalive: float = KEEPALIVE_SECONDS, trace: TraceCallback | None = None,
-                 relay: Relay | str | None = None, mcp_path: str | None = "/mcp",
+                 max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES, keepalive: float = KEEPALIVE_SECONDS,
+                 trace: TraceCallback | None = None, relay: Relay | str | None = None, mcp_path: str | None = "/mcp",
                  streamable_options: dict[str, Any] | None = None):
         self.server = server
         self.sse_path = sse_path
@@ -203,6 +232,7 @@ class SseApp:
         self.max_body_bytes = max_body_bytes
         self.max_streams = max_streams
         self.max_queued = max_queued
+        self.max_queued_bytes = max_queued_bytes
         self.keepalive = keepalive
         self.trace = trace
         self.relay, self._owns_relay = relay_from(relay)
@@ -217,7 +247,8 @@ class SseApp:
             self.streamable = StreamableHttpApp(
                 lambda transport: server.open_session(transport, trace=trace), path=mcp_path,
                 allowed_hosts=self.allowed_hosts, allowed_origins=self.allowed_origins, max_body_bytes=max_body_bytes,
-                max_queued=max_queued, keepalive=keepalive, relay=self.relay, **(streamable_options or {}))
+                max_queued=max_queued, max_queued_bytes=max_queued_bytes, keepalive=keepalive, relay=self.relay,
+                **(streamable_options or {}))
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         response = self.dispatch(Request(environ))
@@ -269,7 +300,7 @@ class SseApp:
         session_id = secrets.token_hex(16)  # 128 random bits
         found = request.environ.get("werkzeug.socket") or request.environ.get("gunicorn.socket")
         client_socket = found if isinstance(found, socket.socket) else None
-        transport = _StreamTransport(self.max_queued, client_socket)
+        transport = _StreamTransport(self.max_queued, client_socket, self.max_queued_bytes)
         with self._lock:
             if len(self._streams) >= self.max_streams:
                 return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
@@ -303,6 +334,7 @@ class SseApp:
                         continue
                     if data is None:
                         return
+                    transport.taken(data)
                     yield sse_event("message", data)
                     last_write = time.monotonic()
             finally:  # the client went away, or the session ended: either way, end both

@@ -26,7 +26,8 @@ of that page, indexed in tooling/requirements_2025_03_26.py. In short:
 4. A GET opens a stream for what belongs to no request: ``list_changed``, a resource update, a
    request the server makes outside any request of the client (SHTTP-23..28). Never a response
    (SHTTP-27). Each message goes on one stream only (SHTTP-30): a second GET replaces the first.
-   While no GET stream is open, up to ``max_queued`` such messages wait for one.
+   While no GET stream is open, up to ``max_queued`` such messages (``max_queued_bytes`` in all)
+   wait for one.
 5. Sessions: the response to ``initialize`` carries ``Mcp-Session-Id``, 128 random bits in hex
    (SHTTP-34..36); every later request must carry it (SHTTP-37): without it, 400 (SHTTP-38; a
    ``ping`` alone is answered without a session, as one may be sent at any time); for
@@ -105,6 +106,7 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024  # one POST body
 DEFAULT_MAX_SESSIONS = 100  # each holds a session (its threads); idle ones end after idle_timeout
 DEFAULT_MAX_IN_FLIGHT = 100  # requests of one session answered on open POST responses at once
 DEFAULT_MAX_QUEUED = 1000  # messages waiting for one stream's writer (or for a GET stream)
+DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024  # and their bytes (one larger message goes alone)
 KEEPALIVE_SECONDS = 15.0  # silence on a stream before a comment line
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0  # seconds a session may go unused before it ends
 # Seconds the response to a request waits for the answer before it opens an event stream: a
@@ -154,36 +156,65 @@ class _Stream(Protocol):
 class _LocalStream:
     """A response this process writes: a bounded queue its writer drains.
 
-    A sender that finds ``max_queued`` messages waiting waits for room up to its timeout; if
-    none comes, the client is not reading: the stream is given up and its socket shut down, so
-    the stuck writer lets go at once.
+    At most ``max_queued`` messages of at most ``max_queued_bytes`` in all wait (a larger message
+    goes in alone, when nothing else waits). A sender that finds no room waits for it up to its
+    timeout; if none comes, the client is not reading: the stream is given up and its socket
+    shut down, so the stuck writer lets go at once.
     """
 
-    def __init__(self, max_queued: int, sock: Any) -> None:
+    def __init__(self, max_queued: int, sock: Any, max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
         self.queue: queue.Queue[bytes | None] = queue.Queue(max_queued)
         self.gone = False
         self._socket = sock
+        self._max_bytes = max_queued_bytes
+        self._bytes = 0  # of the messages in the queue; changed only under _room
+        self._room = threading.Condition()
 
     def put(self, data: bytes, timeout: float | None) -> None:
         if self.gone:
             raise OSError("the client left this stream")
-        try:
-            self.queue.put(data, timeout=timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._room:  # the byte bound: room for these bytes, or an empty queue
+            if not self._room.wait_for(lambda: self.gone or not self._bytes
+                                       or self._bytes + len(data) <= self._max_bytes, timeout):
+                self._give_up(f"{self._bytes} bytes unread")
+            if self.gone:
+                raise OSError("the client left this stream")
+            self._bytes += len(data)
+        try:  # the count bound
+            self.queue.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except queue.Full:
-            self.gone = True
-            if self._socket is not None:
-                try:
-                    self._socket.shutdown(2)  # SHUT_RDWR: fails the write the writer is stuck in
-                except OSError:
-                    pass
-            raise TimeoutError(f"the client took nothing from its stream for {timeout:g} s, with "
-                               f"{self.queue.maxsize} messages unread; giving the stream up") from None
+            self._taken(data)
+            self._give_up(f"{self.queue.maxsize} messages unread")
+
+    def _give_up(self, unread: str) -> None:
+        self.gone = True
+        if self._socket is not None:
+            try:
+                self._socket.shutdown(2)  # SHUT_RDWR: fails the write the writer is stuck in
+            except OSError:
+                pass
+        raise TimeoutError(f"the client took nothing from its stream in time, with {unread}; giving the stream up")
+
+    def _taken(self, data: bytes) -> None:
+        with self._room:
+            self._bytes -= len(data)
+            self._room.notify_all()
 
     def end(self) -> None:
         put_end_marker(self.queue)
 
     def get(self, timeout: float | None = None) -> bytes | None:
-        return self.queue.get(timeout=timeout)
+        data = self.queue.get(timeout=timeout)
+        if data is not None:
+            self._taken(data)
+        return data
+
+    def abandon(self) -> None:
+        """The response is over: nothing more goes in, and a sender waiting for room gives up."""
+        with self._room:
+            self.gone = True
+            self._room.notify_all()
 
 
 class _RelayedStream:
@@ -238,7 +269,8 @@ class _SessionTransport:
       ``max_queued`` messages (the oldest dropped beyond it) that the next GET stream receives.
     """
 
-    def __init__(self, session_id: str, max_queued: int, max_in_flight: int) -> None:
+    def __init__(self, session_id: str, max_queued: int, max_in_flight: int,
+                 max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
         self.session_id = session_id
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.session: _Opened | None = None
@@ -248,6 +280,8 @@ class _SessionTransport:
         self._routes: dict[RequestId, _Route] = {}
         self._listener: _Stream | None = None
         self._backlog: collections.deque[bytes] = collections.deque(maxlen=max_queued)
+        self._backlog_bytes = 0
+        self._max_backlog_bytes = max_queued_bytes
         self._closed = False
 
     # --- what the client sent (from the HTTP side) ---
@@ -292,6 +326,7 @@ class _SessionTransport:
             previous, self._listener = self._listener, stream
             waiting = list(self._backlog)
             self._backlog.clear()
+            self._backlog_bytes = 0
             if previous is not None:
                 previous.end()  # SHTTP-28, SHTTP-30: the older stream ends, so no message goes on two
             for data in waiting:
@@ -317,8 +352,11 @@ class _SessionTransport:
 
     # --- the engine's side (session.Transport) ---
 
-    def receive(self) -> bytes | None:
-        return self.inbox.get()
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
@@ -338,7 +376,7 @@ class _SessionTransport:
                 else:  # SHTTP-26: belongs to no request
                     stream = self._listener
                     if stream is None:
-                        self._backlog.append(data)
+                        self._keep_for_later(data)
                         return
         if stream is None:  # its request's stream is gone (the client left or cancelled): SHTTP-27
             log.debug("dropped a message whose request's stream is gone: %.200r", data)
@@ -351,6 +389,17 @@ class _SessionTransport:
         except TimeoutError:
             self._stream_failed(stream)
             raise
+
+    def _keep_for_later(self, data: bytes) -> None:
+        """Into the backlog for the next GET stream: at most ``max_queued`` messages and
+        ``max_queued_bytes``, the oldest dropped first (the newest stays, whatever its size).
+        (Called with the lock held.)"""
+        if len(self._backlog) == self._backlog.maxlen:
+            self._backlog_bytes -= len(self._backlog[0])  # the deque drops it as this one goes in
+        self._backlog.append(data)
+        self._backlog_bytes += len(data)
+        while len(self._backlog) > 1 and self._backlog_bytes > self._max_backlog_bytes:
+            self._backlog_bytes -= len(self._backlog.popleft())
 
     def _stream_failed(self, stream: _Stream) -> None:
         with self._lock:
@@ -399,9 +448,9 @@ class StreamableHttpApp:
     def __init__(self, open_session: SessionOpener, *, path: str = "/mcp", allowed_hosts: Iterable[str] = LOCAL_HOSTS,
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-                 max_queued: int = DEFAULT_MAX_QUEUED, keepalive: float = KEEPALIVE_SECONDS,
-                 idle_timeout: float = DEFAULT_IDLE_TIMEOUT, quick_answer: float = QUICK_ANSWER_SECONDS,
-                 relay: Relay | str | None = None):
+                 max_queued: int = DEFAULT_MAX_QUEUED, max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES,
+                 keepalive: float = KEEPALIVE_SECONDS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+                 quick_answer: float = QUICK_ANSWER_SECONDS, relay: Relay | str | None = None):
         self.open_session = open_session
         self.path = path
         self.allowed_hosts = frozenset(allowed_hosts)
@@ -410,6 +459,7 @@ class StreamableHttpApp:
         self.max_sessions = max_sessions
         self.max_in_flight = max_in_flight
         self.max_queued = max_queued
+        self.max_queued_bytes = max_queued_bytes
         self.keepalive = keepalive
         self.idle_timeout = idle_timeout
         self.quick_answer = quick_answer
@@ -516,7 +566,7 @@ class StreamableHttpApp:
         if kind is not messages.REQUEST:
             refusal = transport.take(body, msg, kind, None)
             return _error(404, _GONE) if refusal is not None else _accepted()  # SHTTP-12
-        stream = _LocalStream(self.max_queued, client_socket(request.environ))
+        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         refusal = transport.take(body, msg, kind, stream)
         if refusal is not None:
             return self._refusal(refusal, msg["id"])
@@ -525,7 +575,7 @@ class StreamableHttpApp:
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
         session_id = secrets.token_hex(16)  # SHTTP-35, SHTTP-36: 128 random bits, as hex: visible ASCII only
-        transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight)
+        transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
                 self._sweep_locked()
@@ -540,7 +590,7 @@ class StreamableHttpApp:
         transport.session = session
         session.on_close(lambda s: self._forget(session_id))
         session.start()
-        stream = _LocalStream(self.max_queued, client_socket(request.environ))
+        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.take(body, msg, messages.REQUEST, stream)
 
         def answered(answer: dict[str, Any]) -> None:
@@ -616,7 +666,7 @@ class StreamableHttpApp:
             transport = self._sessions.get(session_id)
         if transport is None:
             return self._relay_get(request, session_id)
-        stream = _LocalStream(self.max_queued, client_socket(request.environ))
+        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.listen(stream)  # SHTTP-25: a stream, or 405 where a server offers none
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive)
 
@@ -625,7 +675,7 @@ class StreamableHttpApp:
                 yield OPENING
                 yield from writer.events(stream)  # SHTTP-26, SHTTP-27: requests and notifications only
             finally:
-                stream.gone = True
+                stream.abandon()
                 transport.unlisten(stream)
 
         return Response(events(), status=200, mimetype="text/event-stream", headers=SSE_HEADERS)
@@ -788,7 +838,7 @@ _GONE = "Session not found: it ended or the server restarted; start a new sessio
 
 def _abandon(stream: _LocalStream) -> None:
     """The response is over: nothing more goes into its queue."""
-    stream.gone = True
+    stream.abandon()
 
 
 def _accepted() -> Response:

@@ -357,6 +357,63 @@ def test_a_burst_of_messages_reaches_a_client_that_reads() -> None:
     assert logged == list(range(3000))
 
 
+MIB = 1024 * 1024
+
+
+def large_resources(size: int) -> Server:
+    """A server whose resources ``big://N`` are each ``size`` characters of text."""
+    server = make_server()
+
+    @server.resource_template("big://{n}")
+    def big(n: str) -> str:
+        return n[0] * size
+
+    return server
+
+
+def test_the_bytes_waiting_for_a_client_that_never_reads_are_bounded() -> None:
+    server = large_resources(MIB)
+    high_water = []
+    with server.sse_server(max_queued_bytes=3 * MIB, write_timeout=60) as http:  # bytes, not the count
+        lazy, endpoint = lazy_client(http)
+        (session,) = server.sessions
+        session.default_timeout = 1.0  # how long an answer may wait for room before the client is cut off
+        (stream,) = http.app._streams.values()
+        for n in range(30):  # 30 MiB of answers, had they all been queued
+            read = {"jsonrpc": "2.0", "id": 10 + n, "method": "resources/read", "params": {"uri": f"big://{n % 10}"}}
+            assert post(endpoint, read).status_code == 202
+            high_water.append(stream.queued_bytes)
+        assert session.closed.wait(10)
+        high_water.append(stream.queued_bytes)
+        # Cut off as a client that stops reading is: for the bytes, the reason says so.
+        assert "bytes unread (the bound is 3145728)" in (session.close_reason or ""), session.close_reason
+        assert max(high_water) <= 3 * MIB
+        assert post(endpoint, {"jsonrpc": "2.0", "id": "p", "method": "ping"}).status_code == 404
+        assert connection_ends(lazy)
+
+
+def test_a_client_that_reads_gets_large_answers_past_the_byte_bound() -> None:
+    server = large_resources(MIB)
+    with server.sse_server(max_queued_bytes=2 * MIB) as http:
+        with Client.sse(http.url, timeout=10) as client:
+            answers: list[Any] = []
+            threads = [threading.Thread(target=lambda n=n: answers.append(client.read_resource(f"big://{n}")))
+                       for n in range(12)]  # answered at once, faster than the stream writes them
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(30)
+            assert len(answers) == 12
+            assert all(len(answer["contents"][0]["text"]) == MIB for answer in answers)
+
+
+def test_one_message_larger_than_the_byte_bound_still_goes_out() -> None:
+    server = large_resources(3 * MIB)
+    with server.sse_server(max_queued_bytes=MIB) as http:
+        with Client.sse(http.url, timeout=10) as client:
+            assert len(client.read_resource("big://x")["contents"][0]["text"]) == 3 * MIB
+
+
 # --- the server: what a session leaves behind, and hostile bodies -------------------------------
 
 

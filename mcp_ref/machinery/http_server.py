@@ -111,6 +111,9 @@ def _bounded_handler(request_timeout: float, write_timeout: float, log_requests:
 
     class BoundedHandler(WSGIRequestHandler):
         timeout = write_timeout  # socketserver puts it on the connection: each write waits at most this
+        # socketserver's switch for TCP_NODELAY, off by default: an event written to a stream
+        # whose previous one is not yet acknowledged would wait for the client's delayed ACK.
+        disable_nagle_algorithm = True
 
         def setup(self) -> None:
             super().setup()
@@ -166,6 +169,8 @@ class SseHttpServer:
         self.write_timeout = DEFAULT_WRITE_TIMEOUT if write_timeout is None else write_timeout
         handler = _bounded_handler(self.request_timeout, self.write_timeout, log_requests)
         self._wsgi = _QuietWSGIServer(host, port, app, handler)
+        # On the listening socket too: a connection inherits it from the moment it is accepted.
+        self._wsgi.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.host = host
         self.port = self._wsgi.server_port
         shown = f"[{host}]" if ":" in host else host
