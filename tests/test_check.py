@@ -8,6 +8,7 @@ test_check_broken_peers.py, the official SDK in interop/test_check_sdk.py.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 from mcp_ref.tooling import requirements
-from mcp_ref.tooling.check.model import all_client_cases, all_server_cases
+from mcp_ref.tooling.check.registry import all_client_cases, all_server_cases
 
 from .conftest import ROOT, SseServerProcess
 
@@ -205,3 +206,66 @@ def test_import_mcp_ref_does_not_load_the_kit() -> None:
     code = "import sys, mcp_ref; print(sorted(m for m in sys.modules if m.startswith('mcp_ref.tooling.check')))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+# --- the kit's own structure ------------------------------------------------------------------------
+
+KIT = ROOT / "mcp_ref" / "tooling" / "check"
+
+
+def kit_imports() -> dict[str, set[str]]:
+    """Module -> the kit modules it imports, counting every import statement anywhere in the file:
+    inside functions and under ``if TYPE_CHECKING:`` too."""
+    modules = {path.stem for path in KIT.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in KIT.glob("*.py"):
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 1 and node.module is None:  # from . import shapes
+                    edges |= {alias.name for alias in node.names if alias.name in modules}
+                elif node.level == 1:  # from .model import Case
+                    edges.add(node.module.split(".")[0])  # type: ignore[union-attr]
+                elif node.level == 0 and (node.module or "").startswith("mcp_ref.tooling.check."):
+                    edges.add((node.module or "").split(".")[3])
+            elif isinstance(node, ast.Import):
+                edges |= {a.name.split(".")[3] for a in node.names if a.name.startswith("mcp_ref.tooling.check.")}
+        graph[path.stem] = {e for e in edges if e in modules and e != path.stem}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_the_kit_imports_form_no_cycle() -> None:
+    graph = kit_imports()
+    assert {"model", "registry", "runner", "server_basic", "client_cases"} <= set(graph)
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+    # The walk sees imports inside functions: the registry is what the command line reads.
+    assert "registry" in graph["cli"] and "registry" not in graph["model"]
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import() -> None:
+    graph = kit_imports()
+    graph["model"] = graph["model"] | {"registry"}  # what model.all_server_cases() used to do
+    cycle = find_cycle(graph)
+    assert cycle is not None and "model" in cycle and "registry" in cycle

@@ -17,11 +17,12 @@ over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
 
 ``import mcp_ref`` does not import this package. From Python::
 
-    from mcp_ref.tooling.check.server_check import Options, Target, run_server_check
+    from mcp_ref.tooling.check.runner import Options, Target, run_server_check
     results, discovery = run_server_check(Target(stdio="mcp-ref serve"), Options())
 """
 
-from .model import CLIENT_CASES, SERVER_CASES, Case, CaseResult, Finding, Status, all_client_cases, all_server_cases
+from .model import CLIENT_CASES, SERVER_CASES, Case, CaseResult, Finding, Status
+from .registry import all_client_cases, all_server_cases
 
 __all__ = ["CLIENT_CASES", "SERVER_CASES", "Case", "CaseResult", "Finding", "Status", "all_client_cases",
            "all_server_cases"]

@@ -60,7 +60,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .model import all_client_cases, all_server_cases, select
+    from .model import select
+    from .registry import all_client_cases, all_server_cases
     from .report import write_list
 
     if args.list or args.side is None:
@@ -91,7 +92,8 @@ def _finish(args: argparse.Namespace, results: list[Any], header: str, about: di
 
 
 def check_server(args: argparse.Namespace) -> int:
-    from .server_check import Options, SetupFailed, Target, run_server_check
+    from .runner import Options, Target, run_server_check
+    from .server_check import SetupFailed
     from .shapes import as_dict
 
     headers = {}
@@ -119,7 +121,8 @@ def check_server(args: argparse.Namespace) -> int:
 
 
 def check_client(args: argparse.Namespace) -> int:
-    from .client_check import ClientOptions, SetupFailed, run_client_check
+    from .client_check import ClientOptions, SetupFailed
+    from .runner import run_client_check
 
     command = list(args.command)
     if command and command[0] == "--":

@@ -34,7 +34,6 @@ from . import shapes
 from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
 from .client_links import StdioLink
 from .model import client_case
-from .server_transports import stdout_fragments
 from .wire import Incoming, shown
 
 LIFECYCLE = "basic/lifecycle"
@@ -259,7 +258,7 @@ def stdin_carries_only_messages(t: ClientCheck) -> None:
     line, no other text, no message split over lines."""
     link = t.s.link
     assert isinstance(link, StdioLink)
-    split, garbage = stdout_fragments(link.lines)
+    split, garbage = shapes.stdout_fragments(link.lines)
     t.check(not split, "TR-02", "a message was split over several lines", got=shown("\\n".join(split[:4])))
     t.check(not garbage, "TR-05", f"{len(garbage)} line(s) written to the server's stdin are not MCP messages",
             got=shown(garbage[0]) if garbage and garbage[0] else "(a blank line)" if garbage else None)

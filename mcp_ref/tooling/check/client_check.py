@@ -24,16 +24,13 @@ import signal
 import subprocess
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .client_links import SseLink, StdioLink
-from .model import Abort, CaseResult, Recorder, Skipped, Status, all_client_cases, status_of
-from .model import select as select_cases
+from .model import Recorder
 from .shapes import as_dict
 from .wire import Incoming, WaitTimeout, encode
 
@@ -356,29 +353,3 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
-
-
-def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[CaseResult], ClientSession]:
-    """Run the client and then the selected client cases over what it did."""
-    session = run_client(command, options)
-    results = []
-    for case in select_cases(all_client_cases(), options.only):
-        started = time.monotonic()
-        t = ClientCheck(session, options.timeout)
-        skip_reason = error = None
-        try:
-            if case.transport is not None and case.transport != session.transport:
-                raise Skipped(f"applies to the {case.transport} transport only")
-            case.func(t)
-            status = status_of(t.findings)
-        except Skipped as exc:
-            status, skip_reason = (status_of(t.findings) if t.findings else Status.SKIP), exc.reason
-        except Abort:
-            status = status_of(t.findings)
-        except Exception as exc:
-            status = Status.ERROR
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            error = f"the checker failed: {type(exc).__name__}: {exc} ({Path(frame.filename).name}:{frame.lineno})"
-        results.append(CaseResult(case, status, t.findings, t.notes, skip_reason, error, session.messages(),
-                                  time.monotonic() - started))
-    return results, session

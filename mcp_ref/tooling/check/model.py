@@ -192,7 +192,7 @@ class Recorder:
         raise Skipped(reason)
 
 
-# --- the registry -------------------------------------------------------------------------------
+# --- registration (registry.py imports the case modules, which register themselves here) -----
 
 SERVER_CASES: list[Case] = []
 CLIENT_CASES: list[Case] = []
@@ -234,25 +234,6 @@ def client_case(page: str, *ids: str, transport: str | None = None) -> Callable[
         _register("client", page, ids, func, transport=transport)
         return func
     return register
-
-
-def all_server_cases() -> list[Case]:
-    """Every server case, in page order (importing the case modules registers them)."""
-    from . import (  # noqa: F401
-        server_basic,
-        server_basic_utilities,
-        server_features,
-        server_transports,
-        server_utilities,
-    )
-
-    return list(SERVER_CASES)
-
-
-def all_client_cases() -> list[Case]:
-    from . import client_cases as _cases  # noqa: F401
-
-    return list(CLIENT_CASES)
 
 
 def select(cases: list[Case], only: list[str]) -> list[Case]:

@@ -20,8 +20,8 @@ import secrets
 from typing import Any
 
 from . import shapes
+from .helpers import settle, some_list_method, still_serving
 from .model import server_case
-from .server_basic import settle, some_list_method, still_serving
 from .server_check import ServerCheck
 from .wire import shown
 

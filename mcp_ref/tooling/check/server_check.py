@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import shapes
-from .model import Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, all_server_cases, select, status_of
+from .model import Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, status_of
 from .peer import Peer, Reply
 from .wire import ConnectFailed, SseWire, StdioWire, Wire, shown
 
@@ -367,15 +367,3 @@ class ServerCheck(Recorder):
 
 def _codes(codes: tuple[int, ...]) -> str:
     return " or ".join(str(c) for c in codes)
-
-
-def run_server_check(target: Target, options: Options) -> tuple[list[CaseResult], Discovery]:
-    """Run the selected server cases; raises SetupFailed when the server cannot be reached."""
-    cases = select(all_server_cases(), options.only)
-    run = ServerRun(target, options)
-    try:
-        results = run.run(cases)
-        assert run.discovery is not None
-        return results, run.discovery
-    finally:
-        run.close()

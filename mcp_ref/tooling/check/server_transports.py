@@ -22,54 +22,15 @@ from __future__ import annotations
 import json
 import secrets
 import urllib.parse
-from typing import Any
 
 from .model import server_case
 from .server_check import ServerCheck
+from .shapes import is_message as _is_message
+from .shapes import stdout_fragments
 from .wire import SseWire, StdioWire, http_request, shown
 
 TRANSPORTS = "basic/transports"
 FOREIGN_ORIGIN = "http://mcp-ref-check.invalid"
-
-
-def _is_message(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
-
-
-def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
-    """Sort the lines of stdout that are not messages: (pieces of messages split by raw newlines,
-    anything else). A run of bad lines that joins into a message is the first kind."""
-    split: list[str] = []
-    garbage: list[str] = []
-    run: list[bytes] = []
-
-    def flush() -> None:
-        if not run:
-            return
-        joined = b"\n".join(run)
-        try:
-            whole = _is_message(json.loads(joined))
-        except ValueError:
-            whole = False
-        (split if whole and len(run) > 1 else garbage).extend(r.decode("utf-8", "replace") for r in run)
-        run.clear()
-
-    for line in lines:
-        try:
-            good = _is_message(json.loads(line.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError):
-            good = False
-        if good:
-            flush()
-        else:
-            run.append(line)
-            try:
-                if _is_message(json.loads(b"\n".join(run))):
-                    flush()
-            except ValueError:
-                pass
-    flush()
-    return split, garbage
 
 
 @server_case(TRANSPORTS, "TR-04", transport="stdio", audit=True)

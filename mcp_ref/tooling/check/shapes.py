@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -400,3 +401,46 @@ def create_message_result(result: Any) -> Problems:
     need(result, "result", "model", "string", problems)
     need(result, "result", "stopReason", "string", problems, optional=True)
     return problems
+
+
+# --- lines of a stdio stream -------------------------------------------------------------------
+
+
+def is_message(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+
+
+def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
+    """Sort the lines of stdout that are not messages: (pieces of messages split by raw newlines,
+    anything else). A run of bad lines that joins into a message is the first kind."""
+    split: list[str] = []
+    garbage: list[str] = []
+    run: list[bytes] = []
+
+    def flush() -> None:
+        if not run:
+            return
+        joined = b"\n".join(run)
+        try:
+            whole = is_message(json.loads(joined))
+        except ValueError:
+            whole = False
+        (split if whole and len(run) > 1 else garbage).extend(r.decode("utf-8", "replace") for r in run)
+        run.clear()
+
+    for line in lines:
+        try:
+            good = is_message(json.loads(line.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError):
+            good = False
+        if good:
+            flush()
+        else:
+            run.append(line)
+            try:
+                if is_message(json.loads(b"\n".join(run))):
+                    flush()
+            except ValueError:
+                pass
+    flush()
+    return split, garbage
