@@ -22,7 +22,7 @@ BREAKS = {
     "ping-before-init-error": "refuse ping before initialize",
     "echo-version": "answer initialize with whatever version was proposed",
     "serve-before-init": "serve requests before initialize",
-    "request-before-initialized": "send a request before the initialized notification",
+    "request-before-initialized": "send roots/list (to a client with roots) before the initialized notification",
     "stdout-banner": "print a banner on stdout",
     "pretty-ping": "pretty-print the response to ping, over several lines",
     "no-exit-on-eof": "keep running after stdin closes",
@@ -130,8 +130,9 @@ class BrokenServer:
 
     def after(self, method: str, params: dict[str, Any]) -> None:
         """Things a broken server does once it has answered."""
-        if method == "initialize" and "request-before-initialized" in self.breaks:
-            self.write({"jsonrpc": "2.0", "id": "early", "method": "elicitation/create", "params": {}})
+        declared = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
+        if method == "initialize" and "request-before-initialized" in self.breaks and "roots" in declared:
+            self.write({"jsonrpc": "2.0", "id": "early", "method": "roots/list"})
         if method == "logging/setLevel" and "log-below-level" in self.breaks:
             self.write({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "x"}})
         meta = params.get("_meta") if isinstance(params, dict) else None

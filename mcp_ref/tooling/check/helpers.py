@@ -19,7 +19,7 @@ def still_serving(t: ServerCheck, peer: Peer, req_id: str, after: str) -> bool:
     """Ping; record a finding against ``req_id`` unless the server still answers."""
     reply = peer.request("ping")
     return t.check(reply.is_result, req_id, f"after {after}, the server no longer answers ping",
-                   reply.sent, reply.got_text(t.timeout))
+                   reply.sent, reply.got_text(), knock_on=not reply.answered)
 
 
 def refused_by_http(t: ServerCheck, peer: Peer) -> bool:

@@ -101,6 +101,7 @@ class Peer:
     stray: list[Incoming] = field(default_factory=list)  # responses nobody waited for, and garbage
     refused: list[tuple[int, str]] = field(default_factory=list)  # (seq, method): server requests the kit refused
     init: Reply | None = None
+    declared: dict[str, Any] = field(default_factory=dict)  # the client capabilities the kit declared here
     first_answer: float | None = None  # seconds the first answer on this connection took
     filed: int = 0  # messages filed in all (the lists above keep the first MAX_FILED of each)
     _next_id: int = 1
@@ -248,6 +249,7 @@ class Peer:
         reply = self.request("initialize", {"protocolVersion": version, "capabilities": capabilities or {},
                                             "clientInfo": dict(CLIENT_INFO)}, request_id=0)
         self.init = reply
+        self.declared = dict(capabilities or {})
         if initialized and reply.is_result:
             self.notify("notifications/initialized")
         return reply

@@ -501,6 +501,17 @@ class ServerCheck(Recorder):
                        reply.sent if reply else None, shown(reply.got) if reply else None)
         return not problems
 
+    def content(self, problems: shapes.Problems, req_id: str, what: str, reply: Reply, union: str) -> None:
+        """Shape problems of a result holding content: types outside the 2024-11-05 union (``union``
+        names the schema's field) are one LC-14 finding; the rest go against ``req_id``."""
+        foreign, rest = shapes.outside_union(problems)
+        if foreign:
+            kinds = sorted({p.split(" is ", 1)[1].split(",", 1)[0] for p in foreign})
+            self.check(False, "LC-14", f"{what} holds content of type {', '.join(kinds)}, which is not in the "
+                       f"2024-11-05 schema's content union ({union}): later revisions added it, and the session "
+                       "negotiated 2024-11-05", reply.sent, shown(reply.got))
+        self.shape(rest, req_id, what, reply)
+
     def abort(self) -> NoReturn:
         raise Abort("ended")
 

@@ -16,6 +16,12 @@ from collections.abc import Callable
 from typing import Any
 
 Problems = list[str]
+NOT_IN_UNION = ", not in the 2024-11-05 content union"  # marks a content type of another revision
+
+
+def outside_union(problems: Problems) -> tuple[Problems, Problems]:
+    """(content types of 2024-11-05's union that are not in it, every other problem)."""
+    return [p for p in problems if NOT_IN_UNION in p], [p for p in problems if NOT_IN_UNION not in p]
 ROLES = ("user", "assistant")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -188,7 +194,7 @@ def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "re
     if kind is None:
         return problems
     if kind not in kinds:
-        problems.append(f"{path}.type is {kind!r}, not one of {', '.join(kinds)}")
+        problems.append(f"{path}.type is {kind!r}{NOT_IN_UNION} ({', '.join(kinds)})")
     elif kind == "text":
         need(item, path, "text", "string", problems)
     elif kind == "image":
