@@ -17,11 +17,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .model import Skipped
 from .wire import Incoming, WaitTimeout, Wire
 
 CLIENT_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 PROTOCOL_VERSION = "2024-11-05"
 MAX_FILED = 1000  # notifications, server requests and strays kept per connection (the rest are counted)
+
+
+class SlowStart(Skipped):
+    """A new connection's server sent nothing at all within the startup allowance, twice."""
 
 
 def as_params(msg: dict[str, Any]) -> dict[str, Any]:
@@ -96,6 +101,7 @@ class Peer:
     wire: Wire
     timeout: float
     startup: float = 0.0  # a longer wait for the first answer on this connection (a slow server start)
+    judge_start: bool = False  # a first request met with total silence is confirmed before it is judged
     notifications: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_FILED
     server_requests: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_FILED
     stray: list[Incoming] = field(default_factory=list)  # responses nobody waited for, and garbage
@@ -145,6 +151,8 @@ class Peer:
                 try:
                     incoming = self.wire.receive(deadline - time.monotonic())
                 except WaitTimeout:
+                    if self.judge_start and not self._answered_once and self.wire.received == 0:
+                        self._confirm_start(reply, started)
                     return reply
                 if incoming is None:
                     reply.closed = True
@@ -164,6 +172,36 @@ class Peer:
                 self._file(incoming)
         finally:
             reply.waited = time.monotonic() - started
+
+    def _confirm_start(self, reply: Reply, started: float) -> None:
+        """The connection's first request got nothing, and the server has written nothing at all:
+        a silence, or a process still starting? Another request tells (ping, or initialize when
+        the silence was a ping's). If the server answers anything within the startup allowance,
+        it was up, and the silence stands; if not, the start was too slow to judge (SlowStart)."""
+        if reply.method == "ping":
+            self.send_request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                                             "clientInfo": dict(CLIENT_INFO)})
+        else:
+            self.send_request("ping")
+        deadline = time.monotonic() + max(self.startup, self.timeout)
+        while True:
+            try:
+                incoming = self.wire.receive(deadline - time.monotonic())
+            except WaitTimeout:
+                raise SlowStart(f"a new connection's server process sent nothing within {waited(time.monotonic() - started)}"
+                                " (two requests; --startup): a start this slow is not judged") from None
+            if incoming is None:
+                reply.closed = True
+                return
+            msg = incoming.msg
+            if isinstance(msg, dict) and "method" not in msg and "id" in msg and same_id(msg["id"], reply.request_id):
+                self._answer_seen()
+                reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
+                return
+            if isinstance(msg, dict) and "method" not in msg:
+                self._answer_seen()
+            self._file(incoming)
+            return
 
     def _answer_seen(self) -> None:
         if not self._answered_once:

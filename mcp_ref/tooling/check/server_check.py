@@ -396,8 +396,10 @@ class ServerCheck(Recorder):
         return wire
 
     def connect(self) -> Peer:
-        """A new connection of this case's own, not initialized."""
+        """A new connection of this case's own, not initialized. If its server process sends
+        nothing at all for too long, the case is SKIP (peer.SlowStart), not a failure."""
         peer = self.run.open_peer()
+        peer.judge_start = isinstance(peer.wire, StdioWire)
         self._own.append(peer.wire)
         return peer
 

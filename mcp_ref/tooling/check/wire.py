@@ -104,6 +104,9 @@ def parse(raw: bytes) -> tuple[str, Any, str | None]:
         return text, None, f"not JSON ({exc})"
 
 
+LIVE: weakref.WeakSet[Wire] = weakref.WeakSet()  # every connection the kit has open
+
+
 class Wire:
     """What both transports share: the transcript and the queue of incoming messages.
 
@@ -277,6 +280,10 @@ class Wire:
     def close(self) -> None:
         raise NotImplementedError
 
+    def kill(self) -> None:
+        """End the connection at once (a run being stopped)."""
+        self.close()
+
     def sent_and_received(self) -> list[Exchange]:
         with self._lock:
             return list(self.transcript)
@@ -285,11 +292,11 @@ class Wire:
 # --- stdio ---------------------------------------------------------------------------------------
 
 EXIT_GRACE = 0.5  # seconds the stdout of an exited server may stay open before the kit stops waiting
-LIVE: weakref.WeakSet[StdioWire] = weakref.WeakSet()  # every server process the kit has running
 
 
 def kill_all() -> None:
-    """SIGKILL the process group of every server the kit started and has not closed (on SIGTERM)."""
+    """At once: SIGKILL the process group of every server the kit started, and close every other
+    connection, so that every wait of the run ends (a run stopped by a signal)."""
     for wire in list(LIVE):
         wire.kill()
 
@@ -532,6 +539,7 @@ class SseWire(Wire):
         self._closing = False
         self.sent_headers = {"Host": host_header(url), "Accept": "text/event-stream", **self.headers}
         self._conn = _connection(url, timeout)
+        LIVE.add(self)
         try:
             self._conn.request("GET", _target(url), headers={"Accept": "text/event-stream", **self.headers})
             self._response = self._conn.getresponse()
@@ -619,6 +627,7 @@ class SseWire(Wire):
     def close(self) -> None:
         self._closing = True
         self._ending = True
+        LIVE.discard(self)
         sock = self._conn.sock
         if sock is not None:
             try:
