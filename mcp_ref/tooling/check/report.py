@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from .model import LEVELS, Case, CaseResult, Status
 from .wire import shown
 
+MAX_REPORT_MESSAGES = 5000  # messages written in one JSON report, over all its cases
 MARK = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.WARN: "WARN", Status.SKIP: "SKIP", Status.ERROR: "ERROR"}
 
 
@@ -125,17 +126,28 @@ def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = Fals
 def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = False,
             reason: str | None = None) -> dict[str, Any]:
     """The JSON report; ``reason`` (and exit status 2) when the run could not be made or was stopped."""
+    cases = [r.as_dict() for r in results]
+    room = MAX_REPORT_MESSAGES
+    cut = sum(r.cut for r in results)
+    for case in cases:  # the report as a whole is bounded too: later cases keep fewer messages
+        kept = case["messages"][:room]
+        if len(kept) < len(case["messages"]):
+            case["messages_cut"] = case.get("messages_cut", 0) + len(case["messages"]) - len(kept)
+            cut += len(case["messages"]) - len(kept)
+            case["messages"] = kept
+        room -= len(kept)
     out = {
         "kit": "mcp-ref check", "revision": "2024-11-05", **about,
         "exit_status": 2 if reason is not None else exit_status(results, strict),
         "summary": counts(results),
-        "cases": [r.as_dict() for r in results],
+        "cases": cases,
     }
     if reason is not None:
         out["reason"] = reason
-    cut = sum(r.cut for r in results)
     if cut:
         out["messages_cut"] = cut
+        out["messages_cut_why"] = ("the transcript kept per connection, per case and per report is bounded: "
+                                   "later messages were counted, not kept")
     return out
 
 

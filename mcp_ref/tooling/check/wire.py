@@ -36,9 +36,11 @@ from typing import Any
 MAX_SHOWN = 600  # characters of one message shown in a report
 MAX_LINE = 16 * 1024 * 1024  # bytes of one line (or SSE event) the kit reads; a longer one is cut and reported
 MAX_KEPT_TEXT = 64 * 1024  # characters of one message kept in a transcript
+MAX_REPORT_TEXT = 4000  # characters of one message written in a JSON report
 MAX_TRANSCRIPT = 5000  # entries kept per connection; later ones are counted, not kept
 MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024  # characters kept per connection
 MAX_QUEUED = 1000  # messages read but not yet taken by a case; past it the reader waits (the peer's writes block)
+OVER_CAP = f"a line over the kit's cap of {MAX_LINE // (1024 * 1024)} MiB"
 LOG_WINDOW = 1.0  # seconds over which the rate of log notifications is measured (LOG-05)
 
 
@@ -61,7 +63,9 @@ class Exchange:
     event: str | None = None  # the SSE event name a message arrived in
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"dir": self.direction, "data": self.data, "at": round(self.at, 3)}
+        data = self.data if len(self.data) <= MAX_REPORT_TEXT else (
+            self.data[:MAX_REPORT_TEXT] + f"... ({len(self.data)} characters kept in all)")
+        out: dict[str, Any] = {"dir": self.direction, "data": data, "at": round(self.at, 3)}
         if self.event is not None:
             out["event"] = self.event
         return out
@@ -157,12 +161,12 @@ class Wire:
             self.problems[kind] = self.problems.get(kind, 0) + 1
             self.first_problem.setdefault(kind, example[:300])
 
-    def _deliver(self, raw: bytes, event: str | None = None, problem: str | None = None) -> None:
+    def _deliver(self, raw: bytes, event: str | None = None, problem: str | None = None, counted: bool = False) -> None:
         if problem is None:
             text, msg, problem = parse(raw)
         else:
             text, msg = raw[:MAX_SHOWN].decode("utf-8", "replace"), None
-        if problem is not None:
+        if problem is not None and not counted:
             self.problem(problem.split(" (")[0], text)
         elif isinstance(msg, dict) and msg.get("method") == "notifications/message":
             self._count_log()
@@ -214,6 +218,7 @@ class Wire:
                             skipping += len(piece)
                         elif len(buffer) + len(piece) > MAX_LINE:
                             skipping = len(buffer) + len(piece)
+                            self.problem(OVER_CAP, f"{bytes(buffer[:200])!r}...")  # known now, before its end
                             buffer.clear()
                         else:
                             buffer += piece
@@ -224,8 +229,7 @@ class Wire:
                         size = (skipping or len(buffer)) + len(piece)
                         skipping = 0
                         buffer.clear()
-                        self._line(b"", problem=f"a line over the kit's cap of {MAX_LINE // (1024 * 1024)} MiB "
-                                                f"({size} bytes)")
+                        self._line(b"", problem=f"{OVER_CAP} ({size} bytes)", counted=True)
                         continue
                     buffer += piece
                     self._line(bytes(buffer))
@@ -233,14 +237,14 @@ class Wire:
         except (OSError, ValueError):  # ValueError: a read from a closed file
             pass
         if skipping:
-            self._line(b"", problem=f"a line over the kit's cap of {MAX_LINE // (1024 * 1024)} MiB ({skipping} bytes)")
+            self._line(b"", problem=f"{OVER_CAP} ({skipping} bytes)", counted=True)
         elif buffer:
             self._line(bytes(buffer))
 
-    def _line(self, line: bytes, problem: str | None = None) -> None:
+    def _line(self, line: bytes, problem: str | None = None, counted: bool = False) -> None:
         if len(self.lines) < MAX_TRANSCRIPT:
             self.lines.append(line if len(line) <= MAX_KEPT_TEXT else line[:MAX_KEPT_TEXT])
-        self._deliver(line, problem=problem)
+        self._deliver(line, problem=problem, counted=counted)
 
     def receive(self, timeout: float | None = None) -> Incoming | None:
         """The next message from the peer; None once the stream has ended."""
@@ -351,7 +355,7 @@ class StdioWire(Wire):
 
     def describe_end(self) -> str:
         """How the server's side ended, in words: its exit status if it exited."""
-        code = self.proc.poll()
+        code = self.wait_exit(EXIT_GRACE)  # its stdout has just closed: the exit is usually a moment away
         if code is None:
             return "closed its stdout"
         return f"exited with status {code}"
@@ -539,9 +543,11 @@ class SseWire(Wire):
         self._closing = False
         self.sent_headers = {"Host": host_header(url), "Accept": "text/event-stream", **self.headers}
         self._conn = _connection(url, timeout)
+        self._sock: socket.socket | None = None
         LIVE.add(self)
         try:
             self._conn.request("GET", _target(url), headers={"Accept": "text/event-stream", **self.headers})
+            self._sock = self._conn.sock  # http.client lets go of it for a response that ends the connection
             self._response = self._conn.getresponse()
         except ConnectionRefusedError as exc:
             self._conn.close()
@@ -560,8 +566,8 @@ class SseWire(Wire):
             self._endpoint_ready.set()
             self._end()
             return
-        if self._conn.sock is not None:
-            self._conn.sock.settimeout(None)  # the reader blocks; close() wakes it
+        if self._sock is not None:
+            self._sock.settimeout(None)  # the reader blocks however long the stream is quiet; close() wakes it
         threading.Thread(target=self._read_events, name="check-sse", daemon=True).start()
 
     def _read_events(self) -> None:
@@ -628,7 +634,7 @@ class SseWire(Wire):
         self._closing = True
         self._ending = True
         LIVE.discard(self)
-        sock = self._conn.sock
+        sock = self._sock
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,153 @@
+"""An HTTP+SSE MCP server in plain stdlib Python for testing the checker against transport-level
+misbehaviour. ``python unruly_sse_server.py --mode MODE`` binds a free port of 127.0.0.1 and
+prints ``listening at URL`` first; see MODES. Without a misbehaviour it answers like a small
+correct 2024-11-05 server (initialize, ping, tools/list, tools/call; a foreign Origin gets 403,
+an unknown session 404).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import queue
+import secrets
+import sys
+import threading
+import time
+import urllib.parse
+from typing import Any
+
+MODES = {
+    "good": "behave",
+    "no-endpoint": "open the event stream but never send the endpoint event",
+    "hang-unknown-session": "leave a POST for an unknown session without any answer",
+    "exit-after-posts": "exit (the whole process) after the 12th POST, mid-run",
+    "hostile-fragile": "serve one request at a time (no threads), so a stalled or half-sent connection blocks "
+                       "everyone, and die of a body that is not JSON",
+}
+
+SESSIONS: dict[str, queue.Queue[bytes | None]] = {}
+POSTS = 0
+LOCK = threading.Lock()
+
+
+def answer(msg: dict[str, Any]) -> dict[str, Any] | None:
+    method = msg.get("method")
+    if method == "initialize":
+        return {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "unruly-sse", "version": "1.0"}}
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return {"tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {}}}]}
+    if method == "tools/call":
+        if (msg.get("params") or {}).get("name") != "echo":
+            raise LookupError("Unknown tool")
+        return {"content": [{"type": "text", "text": "ok"}]}
+    return None
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    mode = "good"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def foreign(self) -> bool:
+        origin = self.headers.get("Origin")
+        if origin and urllib.parse.urlsplit(origin).hostname not in ("127.0.0.1", "localhost"):
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return True
+        return False
+
+    def do_GET(self) -> None:
+        if self.foreign():
+            return
+        session = secrets.token_hex(8)
+        outbox: queue.Queue[bytes | None] = queue.Queue()
+        SESSIONS[session] = outbox
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            if self.mode != "no-endpoint":
+                self.wfile.write(f"event: endpoint\ndata: /messages?session={session}\n\n".encode())
+                self.wfile.flush()
+            while True:
+                try:
+                    data = outbox.get(timeout=1.0)
+                except queue.Empty:
+                    self.wfile.write(b": keepalive\n\n")
+                    self.wfile.flush()
+                    continue
+                if data is None:
+                    return
+                self.wfile.write(b"event: message\ndata: " + data + b"\n\n")
+                self.wfile.flush()
+        except OSError:
+            return
+        finally:
+            SESSIONS.pop(session, None)
+
+    def do_POST(self) -> None:
+        global POSTS
+        if self.foreign():
+            return
+        session = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("session", [""])[0]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with LOCK:
+            POSTS += 1
+            count = POSTS
+        if self.mode == "exit-after-posts" and count > 12:
+            os._exit(0)
+        outbox = SESSIONS.get(session)
+        if outbox is None:
+            if self.mode == "hang-unknown-session":
+                time.sleep(3600)
+            self.reply(404, b"unknown session")
+            return
+        try:
+            msg = json.loads(body)
+        except ValueError:
+            if self.mode == "hostile-fragile":
+                os._exit(1)
+            self.reply(400, b"not JSON")
+            return
+        self.reply(202, b"Accepted")
+        if isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str):
+            try:
+                result = answer(msg)
+            except LookupError as exc:
+                response: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"],
+                                            "error": {"code": -32602, "message": str(exc)}}
+            else:
+                response = ({"jsonrpc": "2.0", "id": msg["id"], "result": result} if result is not None else
+                            {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+            outbox.put(json.dumps(response, separators=(",", ":")).encode())
+
+    def reply(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def main() -> int:
+    Handler.mode = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv else "good"
+    cls = http.server.HTTPServer if Handler.mode == "hostile-fragile" else http.server.ThreadingHTTPServer
+    server = cls(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True  # type: ignore[attr-defined]
+    print(f"listening at http://127.0.0.1:{server.server_address[1]}/sse", flush=True)
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
