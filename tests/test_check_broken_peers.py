@@ -109,6 +109,8 @@ CLIENT_BREAKS: dict[str, set[str]] = {
     "bad-roots": {"ROOT-03"},
     "roots-changed-undeclared": {"LC-15"},
     "bad-sampling-result": {"SAMP-05"},
+    "ignore-version": {"LC-26"},
+    "server-discover": {"LC-09"},  # a newer revision's probe: one warning
 }
 
 STATE_DIR = Path(tempfile.gettempdir())

@@ -12,7 +12,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .client_check import ClientCheck, ClientOptions, ClientSession, SetupFailed, run_client
+from .client_check import UNSUPPORTED_VERSION, ClientCheck, ClientOptions, ClientSession, SetupFailed, run_client
 from .model import Abort, CaseResult, Skipped, Status, select, status_of
 from .registry import all_client_cases, all_server_cases
 from .server_check import Discovery, Options, ServerRun, Target
@@ -35,8 +35,14 @@ def run_server_check(target: Target, options: Options) -> tuple[list[CaseResult]
 def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[CaseResult], ClientSession]:
     """Run the client and then the selected client cases over what it did."""
     session = run_client(command, options)
+    cases = select(all_client_cases(), options.only)
+    if options.version_run and any("LC-26" in case.ids for case in cases):
+        try:
+            session.version_run = run_client(command, options, version=UNSUPPORTED_VERSION)
+        except SetupFailed:
+            session.version_run = None  # it never connected the second time: the case says so
     results = []
-    for case in select(all_client_cases(), options.only):
+    for case in cases:
         started = time.monotonic()
         t = ClientCheck(session, options.timeout)
         skip_reason = error = None
