@@ -150,8 +150,11 @@ class Case:
         return strongest(self.ids)
 
     def matches(self, selector: str) -> bool:
-        """``--only``: a page ("server/tools" or "tools"), a requirement ID, or a case name."""
+        """``--only``: a page ("server/tools" or "tools"), a requirement ID, a case name, or
+        "hostile" (the cases of --hostile)."""
         selector = selector.strip().rstrip("/")
+        if selector == "hostile":
+            return self.hostile
         if "://" in selector:  # a page URL
             selector = selector.split("/2024-11-05/", 1)[-1]
         return (selector.upper() in self.ids or selector in (self.name, self.name.split(".", 1)[1], self.page)

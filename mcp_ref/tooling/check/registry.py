@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_basic,
     server_basic_utilities,
     server_features,
+    server_hostile,
     server_transports,
     server_utilities,
 )

@@ -225,8 +225,9 @@ class ServerRun:
         """Run ``cases`` (discovery first); results come back in the order of ``cases``."""
         self.discover()
         results: dict[str, CaseResult | Future[CaseResult]] = {}
-        fresh = [c for c in cases if c.fresh and not c.audit]
-        shared = [c for c in cases if not c.fresh and not c.audit]
+        hostile = [c for c in cases if c.hostile]  # last, one at a time: they may bring a server down
+        fresh = [c for c in cases if c.fresh and not c.audit and not c.hostile]
+        shared = [c for c in cases if not c.fresh and not c.audit and not c.hostile]
         audits = [c for c in cases if c.audit]
         with ThreadPoolExecutor(max_workers=max(1, self.options.jobs), thread_name_prefix="check-case") as pool:
             for case in fresh:
@@ -235,6 +236,8 @@ class ServerRun:
                 results[case.name] = self.run_case(case)
             done = {name: (r.result() if isinstance(r, Future) else r) for name, r in results.items()}
         for case in audits:
+            done[case.name] = self.run_case(case)
+        for case in hostile:
             done[case.name] = self.run_case(case)
         return [done[c.name] for c in cases]
 
@@ -265,7 +268,10 @@ class ServerRun:
         if status is Status.SKIP and t.findings:  # a finding before the skip still counts
             status = status_of(t.findings)
         knocked = [f for f in t.findings if f.knock_on]
-        if knocked and not case.audit and self.went_away(case.name):
+        first = self.gone is None
+        if knocked and case.hostile and self.went_away(case.name) and first:
+            pass  # the hostile input of this case brought the server down: the finding is this case's
+        elif knocked and not case.audit and self.went_away(case.name):
             # The server went away: what this case saw is that, not a fault of its own. The root
             # cause is one finding (lifecycle.keeps-answering); this case could not be judged.
             t.findings = [f for f in t.findings if not f.knock_on]

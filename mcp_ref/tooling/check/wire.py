@@ -140,6 +140,15 @@ class Wire:
         self.log_count = 0  # notifications/message received
         self.log_peak = 0  # the most notifications/message within LOG_WINDOW seconds
         self._log_times: deque[float] = deque()
+        self._reading = threading.Event()  # cleared: the kit stops reading (a stalled client, --hostile)
+        self._reading.set()
+
+    def pause(self) -> None:
+        """Stop reading what the peer sends (its writes fill the pipe or socket, then block)."""
+        self._reading.clear()
+
+    def resume(self) -> None:
+        self._reading.set()
 
     def _record(self, direction: str, data: str, msg: Any = None, event: str | None = None) -> int:
         with self._lock:
@@ -208,7 +217,7 @@ class Wire:
         buffer = bytearray()
         skipping = 0  # bytes of an over-long line seen so far (0: not skipping)
         try:
-            while chunk := read(65536):
+            while self._reading.wait() and (chunk := read(65536)):
                 start = 0
                 while True:
                     cut = chunk.find(b"\n", start)
@@ -372,6 +381,28 @@ class StdioWire(Wire):
         except (OSError, ValueError):
             self.note("could not write: the server's stdin is closed")
 
+    def send_bounded(self, data: bytes, seconds: float, label: str) -> bool:
+        """Write ``data`` (any size, already framed) within ``seconds``, or give up: False when the
+        server stopped reading its stdin. Recorded as a note (``label``), not as a message."""
+        self.note(f"wrote {label} ({len(data)} bytes)")
+        assert self.proc.stdin is not None
+        stdin = self.proc.stdin
+
+        def write() -> None:
+            try:
+                stdin.write(data)
+                stdin.flush()
+            except (OSError, ValueError):
+                pass
+
+        writer = threading.Thread(target=write, name="check-write", daemon=True)
+        writer.start()
+        writer.join(seconds)
+        if writer.is_alive():
+            self.note(f"the server had not read {label} after {seconds:g} s")
+            return False
+        return True
+
     def close_input(self) -> None:
         """Close the server's stdin (the first step of a stdio shutdown)."""
         self.note("closed the server's stdin")
@@ -390,6 +421,7 @@ class StdioWire(Wire):
     def close(self) -> None:
         """Close stdin, then SIGTERM and SIGKILL the process group, briefly waiting each time."""
         self._ending = True
+        self._reading.set()
         if self.proc.poll() is None:
             try:
                 if self.proc.stdin is not None:
@@ -574,6 +606,7 @@ class SseWire(Wire):
         parser = SseEventParser()
         try:
             while True:
+                self._reading.wait()
                 chunk = self._response.read1(65536)
                 if not chunk:
                     break
@@ -633,6 +666,7 @@ class SseWire(Wire):
     def close(self) -> None:
         self._closing = True
         self._ending = True
+        self._reading.set()
         LIVE.discard(self)
         sock = self._sock
         if sock is not None:
