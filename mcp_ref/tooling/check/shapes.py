@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 Problems = list[str]
+MAX_SPLIT_LINES = 200  # lines a pretty-printed message may span, as far as stdout_fragments looks
 NOT_IN_UNION = ", not in the 2024-11-05 content union"  # marks a content type of another revision
 
 
@@ -429,7 +430,7 @@ def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
         joined = b"\n".join(run)
         try:
             whole = is_message(json.loads(joined))
-        except ValueError:
+        except (ValueError, RecursionError):
             whole = False
         (split if whole and len(run) > 1 else garbage).extend(r.decode("utf-8", "replace") for r in run)
         run.clear()
@@ -437,16 +438,20 @@ def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
     for line in lines:
         try:
             good = is_message(json.loads(line.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             good = False
         if good:
             flush()
         else:
             run.append(line)
+            if len(run) > MAX_SPLIT_LINES:  # no message is split over this many lines: it is not one
+                garbage.extend(r.decode("utf-8", "replace") for r in run)
+                run.clear()
+                continue
             try:
                 if is_message(json.loads(b"\n".join(run))):
                     flush()
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
     flush()
     return split, garbage

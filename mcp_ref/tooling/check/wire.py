@@ -106,6 +106,8 @@ def parse(raw: bytes) -> tuple[str, Any, str | None]:
         return text, json.loads(text), None
     except ValueError as exc:
         return text, None, f"not JSON ({exc})"
+    except RecursionError:  # valid JSON, perhaps, nested deeper than Python's parser goes
+        return text, None, "nested too deep for the kit to read (JSON deeper than Python's recursion limit)"
 
 
 LIVE: weakref.WeakSet[Wire] = weakref.WeakSet()  # every connection the kit has open
