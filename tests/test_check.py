@@ -157,11 +157,48 @@ def test_a_silent_server_is_judged_within_the_step_and_says_how_long_the_kit_wai
                                    "--timeout", "1")
     case = report["cases"][0]
     finding = case["findings"][0]
-    assert finding["got"] == "(nothing within 1 s)"
+    assert re.fullmatch(r"\(nothing within 1(\.\d)? s\)", finding["got"]), finding["got"]  # what it really waited
     # JSON-RPC wants -32700 with a null id; the 2024-11-05 schema has no null id: a warning naming both.
     assert code == 0 and case["status"] == "WARN" and case["level"] == "SHOULD" and finding["level"] == "SHOULD"
     assert "JSON-RPC" in finding["message"] and "schema" in finding["message"] and "MSG-03" in finding["message"]
     assert finding["link"] == "https://modelcontextprotocol.io/specification/2024-11-05/basic/messages"
+
+
+def test_a_finding_carries_its_spec_section_and_the_headers_the_kit_sent(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, str(PEERS / "unruly_sse_server.py"), "--mode", "any-origin"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().rsplit(" at ", 1)[1].strip()
+        junit = tmp_path / "junit.xml"
+        code, report, out = check_json(tmp_path, "server", "--sse", url, "--only", "TR-06", "--timeout", "2",
+                                       "--junit", str(junit))
+    finally:
+        proc.kill()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert code == 1, out
+    link = "https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#security-warning"
+    finding = report["cases"][0]["findings"][0]
+    assert finding["id"] == "TR-06" and finding["link"] == link and finding["section"] == "Security Warning"
+    port = url.split(":")[2].split("/")[0]
+    assert finding["headers"]["Origin"] == "http://mcp-ref-check.invalid"
+    assert finding["headers"]["Host"] == f"127.0.0.1:{port}"
+    assert f"spec: {link} (Security Warning)" in out and "headers sent: Host: 127.0.0.1:" in out
+    assert "Origin: http://mcp-ref-check.invalid" in out
+    failure = ET.parse(junit).getroot().find(".//testcase/failure")
+    assert failure is not None and link in (failure.text or "") and "Origin: http://mcp-ref-check.invalid" in (
+        failure.text or "")
+
+
+def test_a_tool_call_gets_its_own_budget_on_the_command_line(tmp_path: Path) -> None:
+    stuck = f"{BROKEN_SERVER} --break stuck-tool"
+    code, report, out = check_json(tmp_path, "server", "--stdio", stuck, "--call-tools", "--call-timeout", "1",
+                                   "--only", "tools.tool-results-are-well-formed", "--timeout", "2")
+    finding = report["cases"][0]["findings"][0]
+    assert code == 1 and finding["id"] == "MSG-01" and "--call-timeout 1 s" in finding["message"], out
+    assert re.fullmatch(r"\(nothing within 1(\.\d)? s\)", finding["got"]), finding["got"]  # what it really waited
 
 
 # --- our own peers pass -----------------------------------------------------------------------------
