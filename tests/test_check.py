@@ -78,6 +78,22 @@ def test_a_case_level_is_the_strongest_of_its_ids_from_the_index() -> None:
         assert case.level == expected, case.name
 
 
+# TR-11's row holds two sentences: the server announces an endpoint, and the client POSTs every
+# message to it. The index files the row under the server; the client case cites its second half.
+BOTH_HALVES = {("client", "TR-11")}
+
+
+def test_a_case_cites_only_rules_that_bind_the_side_it_judges() -> None:
+    for side, cases in (("server", all_server_cases()), ("client", all_client_cases())):
+        for case in cases:
+            for req_id in case.ids:
+                binds = requirements.get(req_id).side
+                if binds in (side, "both") or (side, req_id) in BOTH_HALVES:
+                    continue
+                # A rule of the other side may only be cited by a case that never fails on it.
+                assert case.informative, f"{side} case {case.name} cites {req_id}, which binds the {binds}"
+
+
 def test_spec_notes_list_every_case_with_its_ids() -> None:
     notes = (ROOT / "spec_notes" / "checker.md").read_text()
     server_part, _, client_part = notes.partition("## Client cases")

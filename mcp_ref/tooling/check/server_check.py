@@ -269,15 +269,14 @@ class ServerRun:
             status = status_of(t.findings)
         knocked = [f for f in t.findings if f.knock_on]
         first = self.gone is None
-        if knocked and case.hostile and self.went_away(case.name) and first:
-            pass  # the hostile input of this case brought the server down: the finding is this case's
-        elif knocked and not case.audit and self.went_away(case.name):
+        if knocked and not case.audit and self.went_away(case.name) and not (case.hostile and first):
             # The server went away: what this case saw is that, not a fault of its own. The root
             # cause is one finding (lifecycle.keeps-answering); this case could not be judged.
             t.findings = [f for f in t.findings if not f.knock_on]
-            status = status_of(t.findings)
-            if not t.findings and status is not Status.ERROR:
-                status, skip_reason = Status.SKIP, f"could not be judged: the server went away ({self.gone})"
+            if status is not Status.ERROR:
+                status = status_of(t.findings)
+                if not t.findings:
+                    status, skip_reason = Status.SKIP, f"could not be judged: the server went away ({self.gone})"
         elif status in (Status.PASS, Status.WARN) and not knocked:
             self.last_ok = f"case {case.name}"
         if t.dropped:
@@ -299,39 +298,39 @@ class ServerRun:
     # --- is the server still there? -------------------------------------------------------------
 
     def went_away(self, during: str) -> bool:
-        """After ``during`` saw silence or an ended connection: is the server gone? It is when the
-        first connection neither answers a ping nor can be replaced by a new connection that does.
-        The first time, the root cause is recorded (``gone``) and every connection is closed, so
-        the cases still waiting end at once."""
+        """After ``during`` saw silence or an ended connection: is the server gone? It is when a
+        new connection cannot be initialized, or ends, or leaves a ping unanswered for two steps.
+        (The shared connection is not asked: another case may be using it.) The first time, the
+        root cause is recorded (``gone``) and every connection is closed, so the cases still
+        waiting end at once."""
         if self.gone is not None:
             return True
         with self._alive_lock:
             if self.gone is not None:
                 return True
             shared = self._shared
-            how = None
-            if shared is not None and not shared.wire.closed_by_peer:
-                reply = shared.request("ping", timeout=2 * self.options.timeout)
-                if reply.answered:
-                    return False
-                if not reply.closed:
-                    how = f"stopped answering after {self.last_ok} (a ping got nothing within {waited(reply.waited)})"
-                    self.gone_id = "PING-01"
-            if how is None and shared is not None:
-                how = f"{shared.wire.describe_end()} after {self.last_ok}"
+            ended = shared is not None and shared.wire.closed_by_peer
             try:
                 fresh = self.initialized_peer()
-                reply = fresh.request("ping")
-                if reply.answered:
-                    self._shared = fresh
-                    return False
-                again = ("ended the new connection too" if reply.closed
-                         else f"a new connection answered initialize, then nothing within {waited(reply.waited)}")
             except (SetupFailed, ConnectFailed) as exc:
                 again = f"a new connection failed: {exc}"
-            self.gone = f"the server {how or 'went away'}; {again}"
-            if self.gone_id != "PING-01" and "nothing within" in again:
+            else:
+                reply = fresh.request("ping", timeout=2 * self.options.timeout)
+                if reply.answered:
+                    return False
+                if reply.closed:
+                    again = "a new connection answered initialize, then it " + fresh.wire.describe_end()
+                    if not ended:
+                        shared, ended = fresh, True
+                else:
+                    again = f"a new connection answered initialize, then nothing within {waited(reply.waited)}"
+                    self.gone_id = "PING-01"
+            if ended and shared is not None:
+                how = f"{shared.wire.describe_end()} after {self.last_ok}"
+            else:
+                how = f"stopped answering after {self.last_ok}"
                 self.gone_id = "PING-01"
+            self.gone = f"the server {how}; {again}"
         self.close()
         return True
 
