@@ -157,6 +157,7 @@ class FewWorkers(http.server.ThreadingHTTPServer):
 def main() -> int:
     Handler.mode = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv else "good"
     cls = FewWorkers if Handler.mode == "few-workers" else http.server.ThreadingHTTPServer
+    cls.request_queue_size = 128  # as real servers do: a burst of connections waits instead of being dropped
     server = cls(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(f"listening at http://127.0.0.1:{server.server_address[1]}/sse", flush=True)
