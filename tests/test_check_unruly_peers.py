@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -83,7 +84,7 @@ def test_a_server_that_never_speaks_mcp_is_diagnosed(tmp_path: Path, mode: str, 
                                 "--timeout", "1")
     assert code == 2 and says in out, out
     assert report["exit_status"] == 2 and says in report["reason"] and report["cases"] == []
-    assert "initialize got nothing within 2 s" in report["reason"]
+    assert re.search(r"initialize got nothing within 2(\.\d)? s", report["reason"]), report["reason"]
 
 
 def test_the_report_files_say_why_when_the_command_cannot_start(tmp_path: Path) -> None:
@@ -166,7 +167,7 @@ def sse_peer(request: Any) -> Iterator[tuple[subprocess.Popen[str], str]]:
 @pytest.mark.parametrize("sse_peer", ["no-endpoint"], indirect=True)
 def test_an_event_stream_without_an_endpoint_event_is_diagnosed(tmp_path: Path, sse_peer: Any) -> None:
     code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "1", "--startup", "1")
-    assert code == 2 and "no endpoint event arrived on the event stream within 1 s" in report["reason"], out
+    assert code == 2 and re.search(r"no endpoint event arrived on the event stream within 1(\.\d)? s", report["reason"]), out
 
 
 def test_connection_refused_is_said(tmp_path: Path) -> None:
@@ -181,17 +182,17 @@ def test_connection_refused_is_said(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sse_peer", ["hang-unknown-session"], indirect=True)
 def test_a_post_for_an_unknown_session_that_hangs_is_a_finding(tmp_path: Path, sse_peer: Any) -> None:
-    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "1",
+    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "2",
                                 "--only", "transports.sse-unknown-session-is-refused")
     case = report["cases"][0]
     assert case["status"] == "WARN" and case["findings"][0]["id"] == "TR-08", out
-    assert "got no HTTP answer within 1 s" in case["findings"][0]["message"]
+    assert "got no HTTP answer within 2 s" in case["findings"][0]["message"]
 
 
 @pytest.mark.parametrize("sse_peer", ["good"], indirect=True)
 def test_the_good_sse_peer_passes_what_it_serves(tmp_path: Path, sse_peer: Any) -> None:
     """The control for the next test: the same peer, not killed, fails nothing there."""
-    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "1",
+    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "3",
                                 "--only", *SSE_PAGES)
     assert judged(report) == {}, out
 
@@ -201,9 +202,10 @@ SSE_PAGES = ("lifecycle", "ping", "server/tools", "TR-06", "TR-09")
 
 @pytest.mark.parametrize("sse_peer", ["exit-after-posts"], indirect=True)
 def test_a_server_killed_mid_run_over_sse_is_one_root_cause(tmp_path: Path, sse_peer: Any) -> None:
-    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "1", "--only", *SSE_PAGES)
+    code, report, out = run_kit(tmp_path, "server", "--sse", sse_peer[1], "--timeout", "3", "--only", *SSE_PAGES)
     assert code == 1, out
     message = root_cause(report)
-    assert "closed the event stream" in message and "connection refused" in message, message
+    # The new connection finds nothing listening, or a process still dying (a reset).
+    assert "closed the event stream" in message and ("connection refused" in message or "reset" in message), message
     assert judged(report) == {"lifecycle.keeps-answering": "FAIL"}, out
     assert os.waitpid(sse_peer[0].pid, os.WNOHANG) != (0, 0) or sse_peer[0].poll() is not None

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 from . import shapes
 from .model import MAX_CASE_MESSAGES, Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, status_of
 from .peer import Peer, Reply, waited
-from .wire import ConnectFailed, SseWire, StdioWire, Wire, shown
+from .wire import EXIT_GRACE, ConnectFailed, SseWire, StdioWire, Wire, shown
 
 MAX_PAGES = 20  # pages followed per list during discovery
 
@@ -314,6 +314,8 @@ class ServerRun:
                 fresh = self.initialized_peer()
             except (SetupFailed, ConnectFailed) as exc:
                 again = f"a new connection failed: {exc}"
+                if shared is not None and not ended:  # a server that just died: its end may be a moment behind
+                    ended = shared.wire.ended.wait(EXIT_GRACE * 2) and shared.wire.closed_by_peer
             else:
                 reply = fresh.request("ping", timeout=2 * self.options.timeout)
                 if reply.answered:
