@@ -60,7 +60,7 @@ BREAKS = {
     "sampling-then-fail-subscribe": "ask a client without sampling to sample on subscribe, then fail the subscribe",
     "ignore-cancel": "keep running a cancelled slow tool: progress and an answer follow the cancellation",
     "stuck-tool": "list a tool first that never answers",
-    "slow-start": "start slowly (6 s) every time but the first (with --state PATH)",
+    "slow-start": "start slowly (10 s) every time but the first (with --state PATH)",
 }
 
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
@@ -368,7 +368,7 @@ def main() -> int:
     if "slow-start" in breaks:
         state = Path(sys.argv[sys.argv.index("--state") + 1])
         if state.exists():
-            time.sleep(6)  # every start after the first is slow: a loaded machine
+            time.sleep(10)  # every start after the first is slow: a loaded machine
         state.touch()
     if "stdout-banner" in breaks:
         print("broken-server 1.0 starting", flush=True)
