@@ -32,7 +32,7 @@ from typing import Any
 from .client_links import SseLink, StdioLink
 from .model import Recorder
 from .shapes import as_dict
-from .wire import Incoming, WaitTimeout, encode
+from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
 MAX_FROM_CLIENT = 10000  # messages from the client kept for the cases
 PROBES = 6  # requests the checking server may send the client (see CheckingServer._probe)
@@ -323,6 +323,7 @@ def run_client(command: list[str], options: ClientOptions, *, version: str = "20
     except OSError as exc:
         link.close()
         raise SetupFailed(f"could not start the client {argv[0]!r}: {exc}") from exc
+    CLIENTS.add(proc)
     for stream in (proc.stdout, proc.stderr):
         threading.Thread(target=_drain, args=(stream, session.stderr_tail if stream is proc.stderr else None),
                          daemon=True).start()

@@ -1,4 +1,4 @@
-"""The checker's vocabulary: cases, findings, statuses, and the registry of cases.
+"""The checker's vocabulary: cases, findings, statuses, and how a case registers itself.
 
 Not a spec section: the conformance checker's model (see __init__.py).
 
@@ -12,7 +12,12 @@ Not a spec section: the conformance checker's model (see __init__.py).
 3. A case that cannot apply (an undeclared capability, another transport, a tool call without
    ``--call-tools``) is SKIP, with the reason. A case whose own code crashes is ERROR: that is a
    fault of the kit, never blamed on the peer.
-4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs.
+4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs, with
+   two exceptions the case declares: ``informative`` (INFO: no rule binds the peer there, so it
+   only notes what it sees) and ``conflict`` (the spec and the schema disagree: its findings are
+   warnings at most, and say so).
+5. This module imports no case module: the case modules import it to register themselves, and
+   registry.py imports them (see registry.py for the kit's layers).
 """
 
 from __future__ import annotations

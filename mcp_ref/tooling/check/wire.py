@@ -309,11 +309,22 @@ class Wire:
 EXIT_GRACE = 0.5  # seconds the stdout of an exited server may stay open before the kit stops waiting
 
 
+CLIENTS: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # clients under test still running
+
+
 def kill_all() -> None:
-    """At once: SIGKILL the process group of every server the kit started, and close every other
-    connection, so that every wait of the run ends (a run stopped by a signal)."""
+    """At once: SIGKILL the process group of every server (and client) the kit started, and close
+    every other connection, so that every wait of the run ends (a run stopped by a signal)."""
     for wire in list(LIVE):
         wire.kill()
+    for proc in list(CLIENTS):
+        try:
+            if os.name == "posix":
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except OSError:
+            pass
 
 
 class StdioWire(Wire):
