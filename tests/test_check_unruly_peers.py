@@ -104,6 +104,7 @@ def test_a_flooding_server_leaves_the_kit_bounded_and_warns_log_05(tmp_path: Pat
     # 20,000 notifications of 1 KB per connection: the kit keeps a bounded share and says so.
     assert (tmp_path / "report.json").stat().st_size < 20 * 1024 * 1024
     assert report["messages_cut"] > 0 and "bounded" in report["messages_cut_why"]
+    assert "message(s) were counted but not kept: every transcript is bounded" in out
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest child so far, in KiB
     assert peak_kib < 800 * 1024, f"a child of this test process peaked at {peak_kib} KiB"
 

@@ -111,6 +111,9 @@ def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = Fals
     out.write(f"  {len(results)} cases: {by_status[Status.PASS]} PASS, {by_status[Status.FAIL]} FAIL, "
               f"{by_status[Status.WARN]} WARN, {by_status[Status.SKIP]} SKIP"
               + (f", {by_status[Status.ERROR]} ERROR" if by_status[Status.ERROR] else "") + "\n")
+    cut = sum(r.cut for r in results)
+    if cut:
+        out.write(f"  {cut} message(s) were counted but not kept: every transcript is bounded\n")
     status = exit_status(results, strict)
     if status == 0:
         verdict = "no MUST failed" + (", no SHOULD either" if strict else "")
