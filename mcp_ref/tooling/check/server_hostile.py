@@ -302,9 +302,11 @@ def survives_a_line_over_the_cap(t: ServerCheck) -> None:
     else:
         assert isinstance(peer.wire, SseWire) and peer.wire.endpoint is not None
         answer = bounded_http(peer.wire.endpoint, data, 6 * t.timeout)
-        if isinstance(answer, str):
-            t.fail("PING-01", f"a {BIG // (1024 * 1024)} MiB POST body: {answer}")
-        t.note(f"a {BIG // (1024 * 1024)} MiB POST body was answered HTTP {answer}")
+        if isinstance(answer, str) and answer.startswith("no HTTP answer"):
+            t.fail("PING-01", f"a {BIG // (1024 * 1024)} MiB POST body: {answer} (the server hangs)")
+        # A server may refuse a body this big before reading it all (413, then closing the
+        # connection under the kit's feet): a refusal, as long as it keeps serving.
+        t.note(f"a {BIG // (1024 * 1024)} MiB POST body: " + (f"HTTP {answer}" if isinstance(answer, int) else answer))
     drain_until(peer, 1, t.timeout)
     keeps_serving(t, peer, f"a {BIG // (1024 * 1024)} MiB line")
     only_valid_json(t, peer, f"a {BIG // (1024 * 1024)} MiB line", start)
