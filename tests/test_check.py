@@ -208,6 +208,26 @@ def test_a_finding_carries_its_spec_section_and_the_headers_the_kit_sent(tmp_pat
         failure.text or "")
 
 
+def test_an_error_caused_by_the_servers_own_refused_request_is_counted_once_over_sse(tmp_path: Path) -> None:
+    """The server asks a client without sampling to sample while the client's subscribe POST is still
+    in flight, then fails the subscribe: one LC-15 warning, and no RES-01 failure on top of it."""
+    proc = subprocess.Popen([sys.executable, str(PEERS / "unruly_sse_server.py"), "--mode", "sampling-on-subscribe"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().rsplit(" at ", 1)[1].strip()
+        code, report, out = check_json(tmp_path, "server", "--sse", url, "--only", "resources", "LC-15",
+                                       "--timeout", "3")
+    finally:
+        proc.kill()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert not_passed(report) == {"lifecycle.uses-only-client-capabilities": "WARN"}, out
+    subscribe = next(c for c in report["cases"] if c["name"] == "resources.subscribe-and-unsubscribe")
+    assert any("sampling/createMessage, which the kit refused" in note for note in subscribe["notes"])
+
+
 def test_a_tool_call_gets_its_own_budget_on_the_command_line(tmp_path: Path) -> None:
     stuck = f"{BROKEN_SERVER} --break stuck-tool"
     code, report, out = check_json(tmp_path, "server", "--stdio", stuck, "--call-tools", "--call-timeout", "1",

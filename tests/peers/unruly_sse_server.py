@@ -21,6 +21,8 @@ from typing import Any
 MODES = {
     "good": "behave",
     "any-origin": "accept any Origin (no DNS-rebinding protection)",
+    "sampling-on-subscribe": "offer a resource; on resources/subscribe ask the client to sample (it declared no "
+                             "sampling), then fail the subscribe when the client refuses",
     "no-endpoint": "open the event stream but never send the endpoint event",
     "hang-unknown-session": "leave a POST for an unknown session without any answer",
     "exit-after-posts": "exit (the whole process) after the 12th POST, mid-run",
@@ -33,11 +35,32 @@ POSTS = 0
 LOCK = threading.Lock()
 
 
+RESOURCE = {"uri": "test://one", "name": "one", "mimeType": "text/plain"}
+PENDING: dict[str, Any] = {}  # session -> the id of a subscribe waiting for the client's sampling answer
+
+
 def answer(msg: dict[str, Any]) -> dict[str, Any] | None:
     method = msg.get("method")
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     if method == "initialize":
-        return {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+        capabilities: dict[str, Any] = {"tools": {}}
+        if Handler.mode == "sampling-on-subscribe":
+            capabilities["resources"] = {"subscribe": True}
+        return {"protocolVersion": "2024-11-05", "capabilities": capabilities,
                 "serverInfo": {"name": "unruly-sse", "version": "1.0"}}
+    if Handler.mode == "sampling-on-subscribe":
+        if method == "resources/list":
+            return {"resources": [RESOURCE]}
+        if method == "resources/templates/list":
+            return {"resourceTemplates": []}
+        if method in ("resources/read", "resources/unsubscribe") and not isinstance(params.get("uri"), str):
+            raise LookupError("uri must be a string")
+        if method == "resources/read":
+            if params["uri"] != RESOURCE["uri"]:
+                raise FileNotFoundError(params["uri"])
+            return {"contents": [{"uri": RESOURCE["uri"], "mimeType": "text/plain", "text": "one"}]}
+        if method == "resources/unsubscribe":
+            return {}
     if method == "ping":
         return {}
     if method == "tools/list":
@@ -120,16 +143,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             self.reply(400, b"not JSON")
             return
+        if (isinstance(msg, dict) and msg.get("method") == "resources/subscribe" and "id" in msg
+                and self.mode == "sampling-on-subscribe"):
+            # The sampling request goes out on the stream before this POST is answered: a client
+            # sees the server's request while its own POST is still in flight.
+            PENDING[session] = msg["id"]
+            outbox.put(json.dumps({"jsonrpc": "2.0", "id": "server-sampling", "method": "sampling/createMessage",
+                                   "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                                              "maxTokens": 5}}).encode())
+            time.sleep(0.3)
+            self.reply(202, b"Accepted")
+            return
         self.reply(202, b"Accepted")
+        if isinstance(msg, dict) and msg.get("id") == "server-sampling" and session in PENDING:
+            rid = PENDING.pop(session)  # the client answered our sampling request: the subscribe follows it
+            outcome: dict[str, Any] = ({"error": {"code": -32603, "message": "sampling failed"}} if "error" in msg
+                                       else {"result": {}})
+            outbox.put(json.dumps({"jsonrpc": "2.0", "id": rid, **outcome}).encode())
+            return
         if isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str):
             try:
                 result = answer(msg)
-            except LookupError as exc:
+            except FileNotFoundError as exc:
                 response: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"],
-                                            "error": {"code": -32602, "message": str(exc)}}
+                                            "error": {"code": -32002, "message": f"Resource not found: {exc}"}}
+            except LookupError as exc:
+                response = {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32602, "message": str(exc)}}
             else:
                 response = ({"jsonrpc": "2.0", "id": msg["id"], "result": result} if result is not None else
                             {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+
             outbox.put(json.dumps(response, separators=(",", ":")).encode())
 
     def reply(self, status: int, body: bytes) -> None:

@@ -126,8 +126,9 @@ class Peer:
         if params is not None:
             msg["params"] = params
         msg.update(extra or {})
+        start = len(self.wire.transcript)  # before sending: over SSE the server may answer (or ask) before the POST returns
         reply = Reply(self.wire.send(msg), rid, method)
-        reply.sent_seq = len(self.wire.transcript) - 1
+        reply.sent_seq = start
         return reply
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
