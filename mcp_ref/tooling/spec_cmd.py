@@ -88,7 +88,7 @@ def render_requirement(r: Requirement) -> str:
 
 
 def _checker_cases(requirement_id: str) -> list[str]:
-    from .check.model import all_client_cases, all_server_cases
+    from .check.registry import all_client_cases, all_server_cases
 
     return [f"{case.side} {case.name}" for case in [*all_server_cases(), *all_client_cases()]
             if requirement_id in case.ids]

@@ -46,6 +46,8 @@ BREAKS = {
     "roots-changed-undeclared": "send roots/list_changed without declaring listChanged",
     "bad-sampling-result": "answer sampling without a model",
     "answers-notifications": "answer a notification",
+    "ignore-version": "carry on when the server answers a protocol version it does not support",
+    "server-discover": "probe server/discover (a newer revision's request) before initialize",
 }
 TIMEOUT = 10.0
 
@@ -142,10 +144,17 @@ class Client:
             del params["clientInfo"]["version"]
         if "no-capabilities" in b:
             del params["capabilities"]
+        if "server-discover" in b:
+            self.request("discover", "server/discover", {})
+            self.wait("discover")
         self.request(1, "initialize", params)
         if "pipelined-request" in b:
             self.request(2, "tools/list")
-        self.wait(1)
+        init = self.wait(1) or {}
+        version = (init.get("result") or {}).get("protocolVersion")
+        if version != "2024-11-05" and "ignore-version" not in b:
+            self.stop()  # LC-26: a version it does not support: disconnect
+            return
         if "cancel-initialize" in b:
             self.write({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
         if "notification-with-id" in b:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import base64
 import json
 import sys
+import threading
 import time
+from pathlib import Path
 from typing import Any
 
 BREAKS = {
@@ -22,7 +24,7 @@ BREAKS = {
     "ping-before-init-error": "refuse ping before initialize",
     "echo-version": "answer initialize with whatever version was proposed",
     "serve-before-init": "serve requests before initialize",
-    "request-before-initialized": "send a request before the initialized notification",
+    "request-before-initialized": "send roots/list (to a client with roots) before the initialized notification",
     "stdout-banner": "print a banner on stdout",
     "pretty-ping": "pretty-print the response to ping, over several lines",
     "no-exit-on-eof": "keep running after stdin closes",
@@ -52,10 +54,19 @@ BREAKS = {
     "looping-cursor": "hand out the same cursor again on the last page",
     "progress-after-response": "send progress for a ping after answering it",
     "crash-on-unknown-cancel": "exit when a cancellation names an unknown request",
+    "elicitation-request": "send elicitation/create (a request of later revisions) once initialized",
+    "resource-link": "return resource_link content (a type of later revisions) from echo",
+    "log-flood": "send 300 log messages at once after logging/setLevel",
+    "sampling-then-fail-subscribe": "ask a client without sampling to sample on subscribe, then fail the subscribe",
+    "ignore-cancel": "keep running a cancelled slow tool: progress and an answer follow the cancellation",
+    "stuck-tool": "list a tool first that never answers",
+    "slow-start": "start slowly (10 s) every time but the first (with --state PATH)",
 }
 
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 TOOLS = [
+    {"name": "slow", "description": "Take 1.2 s, with progress; stops when cancelled.",
+     "inputSchema": {"type": "object", "properties": {}}},
     {"name": "echo", "description": "Echo text.",
      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
     {"name": "count", "description": "Count to 3 with progress.", "inputSchema": {"type": "object", "properties": {}}},
@@ -72,16 +83,25 @@ class Invalid(Exception):
         self.code, self.message = code, message
 
 
+class Deferred(Exception):
+    """The request is answered later (by a thread), or never."""
+
+
 class BrokenServer:
     def __init__(self, breaks: set[str]) -> None:
         self.breaks = breaks
+        self.lock = threading.Lock()
+        self.cancelled: set[str] = set()
+        self.rid: Any = None
+        self.pending_subscribe: Any = None
         self.phase = "new"  # new -> initializing -> operating
         self.seen_ids: set[str] = set()
 
     def write(self, msg: dict[str, Any], *, pretty: bool = False) -> None:
         text = json.dumps(msg, indent=2 if pretty else None, separators=None if pretty else (",", ":"))
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        with self.lock:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {"tools": {"listChanged": "undeclared-list-changed" not in self.breaks},
@@ -108,14 +128,23 @@ class BrokenServer:
                 self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "Invalid Request"}})
             return
         if "method" not in msg:
+            if msg.get("id") == "server-sampling" and self.pending_subscribe is not None:
+                rid, self.pending_subscribe = self.pending_subscribe, None
+                if "error" in msg:
+                    self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "sampling failed"}})
+                else:
+                    self.write({"jsonrpc": "2.0", "id": rid, "result": {}})
             return  # a response to one of our pings
         if "id" not in msg:
             self.on_notification(msg["method"], msg.get("params") or {})
             return
         rid = msg["id"]
         self.seen_ids.add(repr(rid))
+        self.rid = rid
         try:
             result = self.on_request(msg["method"], msg.get("params") if isinstance(msg.get("params"), dict) else {})
+        except Deferred:
+            return
         except Invalid as exc:
             error = {"jsonrpc": "2.0", "id": rid, "error": {"code": exc.code, "message": exc.message}}
             if "result-and-error" in self.breaks and msg["method"] == "completion/complete":
@@ -130,8 +159,13 @@ class BrokenServer:
 
     def after(self, method: str, params: dict[str, Any]) -> None:
         """Things a broken server does once it has answered."""
-        if method == "initialize" and "request-before-initialized" in self.breaks:
-            self.write({"jsonrpc": "2.0", "id": "early", "method": "elicitation/create", "params": {}})
+        declared = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
+        if method == "initialize" and "request-before-initialized" in self.breaks and "roots" in declared:
+            self.write({"jsonrpc": "2.0", "id": "early", "method": "roots/list"})
+        if method == "logging/setLevel" and "log-flood" in self.breaks:
+            for i in range(300):
+                self.write({"jsonrpc": "2.0", "method": "notifications/message",
+                            "params": {"level": "emergency", "data": f"flood {i}"}})
         if method == "logging/setLevel" and "log-below-level" in self.breaks:
             self.write({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "x"}})
         meta = params.get("_meta") if isinstance(params, dict) else None
@@ -149,8 +183,12 @@ class BrokenServer:
                 self.write({"jsonrpc": "2.0", "id": "server-roots", "method": "roots/list"})
             if "undeclared-list-changed" in self.breaks:
                 self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            if "elicitation-request" in self.breaks:
+                self.write({"jsonrpc": "2.0", "id": "server-elicit", "method": "elicitation/create",
+                            "params": {"message": "Your name?", "requestedSchema": {"type": "object", "properties": {}}}})
         elif method == "notifications/cancelled":
             target = params.get("requestId") if isinstance(params, dict) else None
+            self.cancelled.add(repr(target))
             if "crash-on-unknown-cancel" in self.breaks and isinstance(target, (str, int)) and repr(target) not in self.seen_ids:
                 sys.exit(3)
         elif "answers-notifications" in self.breaks:
@@ -201,7 +239,8 @@ class BrokenServer:
     # --- tools ---------------------------------------------------------------------------------
 
     def do_tools_list(self, params: dict[str, Any]) -> dict[str, Any]:
-        return self.page(TOOLS, "tools", params)
+        stuck = [{"name": "stuck", "inputSchema": {"type": "object"}}] if "stuck-tool" in self.breaks else []
+        return self.page(stuck + TOOLS, "tools", params)
 
     def do_tools_call(self, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
@@ -210,6 +249,12 @@ class BrokenServer:
                 return {"content": []}
             raise Invalid(-32602, "tools/call needs a name")
         arguments = params.get("arguments", {})
+        if name == "stuck" and "stuck-tool" in self.breaks:
+            raise Deferred()  # never answered
+        if name == "slow":
+            token = (params.get("_meta") or {}).get("progressToken")
+            threading.Thread(target=self.slow, args=(self.rid, token), daemon=True).start()
+            raise Deferred()
         if name not in ("echo", "count"):
             if "unknown-tool-iserror" in self.breaks:
                 return {"content": [{"type": "text", "text": "no such tool"}], "isError": True}
@@ -223,7 +268,21 @@ class BrokenServer:
                     self.write({"jsonrpc": "2.0", "method": "notifications/progress",
                                 "params": {"progressToken": token, "progress": step, "total": 3}})
             return {"content": [{"type": "text", "text": "3"}]}
+        if "resource-link" in self.breaks:
+            return {"content": [{"type": "text", "text": arguments["text"]},
+                                {"type": "resource_link", "uri": "test://text", "name": "text"}]}
         return {"content": [{"type": "text", "text": arguments["text"]}]}
+
+    def slow(self, rid: Any, token: Any) -> None:
+        """The slow tool: four steps of 0.3 s, each with progress; a cancellation stops it."""
+        for step in range(1, 5):
+            time.sleep(0.3)
+            if repr(rid) in self.cancelled and "ignore-cancel" not in self.breaks:
+                return
+            if token is not None:
+                self.write({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": token, "progress": step, "total": 4}})
+        self.write({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "done"}]}})
 
     # --- resources -----------------------------------------------------------------------------
 
@@ -251,9 +310,17 @@ class BrokenServer:
     def do_resources_subscribe(self, params: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(params.get("uri"), str):
             raise Invalid(-32602, "needs a uri")
+        if "sampling-then-fail-subscribe" in self.breaks:
+            self.pending_subscribe = self.rid
+            self.write({"jsonrpc": "2.0", "id": "server-sampling", "method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}})
+            raise Deferred()
         return {}
 
-    do_resources_unsubscribe = do_resources_subscribe
+    def do_resources_unsubscribe(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(params.get("uri"), str):
+            raise Invalid(-32602, "needs a uri")
+        return {}
 
     # --- prompts -------------------------------------------------------------------------------
 
@@ -298,6 +365,11 @@ def main() -> int:
     if unknown:
         sys.stderr.write(f"unknown break(s): {', '.join(sorted(unknown))}; known: {', '.join(BREAKS)}\n")
         return 2
+    if "slow-start" in breaks:
+        state = Path(sys.argv[sys.argv.index("--state") + 1])
+        if state.exists():
+            time.sleep(10)  # every start after the first is slow: a loaded machine
+        state.touch()
     if "stdout-banner" in breaks:
         print("broken-server 1.0 starting", flush=True)
     server = BrokenServer(breaks)

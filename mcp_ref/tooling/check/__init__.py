@@ -12,16 +12,19 @@ over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
    (client_links.py, relay.py), records what the client does and probes it (client_check.py),
    then judges the session (client_cases.py).
 3. Every case names its requirement IDs (mcp_ref/tooling/requirements.py gives their level) and ends
-   PASS, FAIL (a MUST not met), WARN (a SHOULD not met) or SKIP; a failure shows what was sent
-   and what came back (report.py: text, JSON, JUnit XML).
+   PASS, FAIL (a MUST not met), WARN (a SHOULD not met) or SKIP; a failure shows what was sent,
+   what came back and the spec section of the rule (report.py: text, JSON, JUnit XML).
+4. ``--hostile`` adds server_hostile.py's red-team cases; registry.py lists every case, runner.py
+   runs them (the kit's imports form layers without a cycle: see registry.py).
 
 ``import mcp_ref`` does not import this package. From Python::
 
-    from mcp_ref.tooling.check.server_check import Options, Target, run_server_check
+    from mcp_ref.tooling.check.runner import Options, Target, run_server_check
     results, discovery = run_server_check(Target(stdio="mcp-ref serve"), Options())
 """
 
-from .model import CLIENT_CASES, SERVER_CASES, Case, CaseResult, Finding, Status, all_client_cases, all_server_cases
+from .model import CLIENT_CASES, SERVER_CASES, Case, CaseResult, Finding, Status
+from .registry import all_client_cases, all_server_cases
 
 __all__ = ["CLIENT_CASES", "SERVER_CASES", "Case", "CaseResult", "Finding", "Status", "all_client_cases",
            "all_server_cases"]

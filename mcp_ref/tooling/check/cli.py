@@ -4,19 +4,35 @@ Not a spec section: argument handling for the kit (see __init__.py).
 
     mcp-ref check --list
     mcp-ref check server (--stdio "CMD" | --sse URL | --http URL) [--only PAGE_OR_ID ...] [--call-tools]
-                         [--json PATH] [--junit PATH] [--strict] [--timeout S] [--header "K: V"]
+                         [--call-timeout S] [--hostile] [--json PATH] [--junit PATH] [--strict]
+                         [--timeout S] [--startup S] [--header "K: V"]
     mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--junit PATH] [--strict]
                          [--timeout S] -- CMD ARGS...     ({server} in ARGS: the checking server)
 
 Exit status: 0 when no MUST failed (with --strict, no SHOULD either), 1 otherwise, 2 when the
-peer could not be reached at all. This module imports the kit only when a command runs.
+peer could not be reached at all; 130 (Ctrl-C) or 143 (SIGTERM) when the run was stopped, after
+every server process group the kit started is killed. The --json and --junit files are written
+on every exit, with the reason when there are no results. This module imports the kit only when
+a command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from typing import Any
+
+STOPPED: dict[int, int] = {int(signal.SIGINT): 130, int(signal.SIGTERM): 143}  # exit status of a run stopped by the signal
+
+
+class Stopped(BaseException):
+    """The run was stopped by a signal (raised in the main thread once every child is killed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 def add_check_parser(sub: Any) -> None:
@@ -38,6 +54,12 @@ def add_check_parser(sub: Any) -> None:
                         help="seconds a new connection may take to answer its first request (default 10)")
     server.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                         help="an HTTP header for every SSE request (e.g. Authorization); repeatable")
+    server.add_argument("--call-timeout", type=float, default=30.0, metavar="S",
+                        help="seconds a tool call may take with --call-tools (default 30); each progress "
+                             "notification starts it again, up to ten times that in all")
+    server.add_argument("--hostile", action="store_true",
+                        help="also send hostile input (broken and huge lines, deep nesting, bursts, a stalled "
+                             "reader; over SSE idle and half-sent connections) and check the server survives it")
     _common(server)
 
     client = sides.add_parser("client", help="run a client against the kit's checking server",
@@ -63,7 +85,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .model import all_client_cases, all_server_cases, select
+    from .model import select
+    from .registry import all_client_cases, all_server_cases
     from .report import write_list
 
     if args.list or args.side is None:
@@ -79,68 +102,115 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"mcp-ref check: --only {' '.join(args.only)} matches no {args.side} case (see --list)",
                   file=sys.stderr)
             return 2
-    return check_server(args) if args.side == "server" else check_client(args)
+    previous = _stop_on_signals()
+    try:
+        return check_server(args) if args.side == "server" else check_client(args)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _finish(args: argparse.Namespace, results: list[Any], header: str, about: dict[str, Any]) -> int:
-    from .report import exit_status, write_json, write_junit, write_text
+    from .report import exit_status, write_text
 
     write_text(sys.stdout, results, header=header, strict=args.strict, verbose=args.verbose)
-    if args.json:
-        write_json(args.json, results, about=about, strict=args.strict)
-    if args.junit:
-        write_junit(args.junit, results, suite=f"mcp-ref check {args.side}", strict=args.strict)
+    _write_files(args, results, about)
     return exit_status(results, args.strict)
 
 
+def _write_files(args: argparse.Namespace, results: list[Any], about: dict[str, Any], reason: str | None = None) -> None:
+    """--json and --junit, on every exit: with ``reason`` when the run could not be made or was stopped."""
+    from .report import write_json, write_junit
+
+    if args.json:
+        write_json(args.json, results, about=about, strict=args.strict, reason=reason)
+    if args.junit:
+        write_junit(args.junit, results, suite=f"mcp-ref check {args.side}", strict=args.strict, reason=reason)
+
+
+def _cannot(args: argparse.Namespace, about: dict[str, Any], reason: str) -> int:
+    """Exit status 2: say why on stderr, and in the report files."""
+    print(f"mcp-ref check: {reason}", file=sys.stderr)
+    _write_files(args, [], about, reason)
+    return 2
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """SIGTERM and SIGINT kill every server the kit started at once, then stop the run."""
+    def stop(signum: int, frame: Any) -> None:
+        from .wire import kill_all
+
+        kill_all()
+        raise Stopped(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, stop) for signum in STOPPED}
+
+
+def _stopped(args: argparse.Namespace, about: dict[str, Any], exc: Stopped) -> int:
+    from .wire import kill_all
+
+    kill_all()
+    reason = f"stopped by {exc} before the end of the run; every server process the kit started was killed"
+    print(f"\nmcp-ref check: {reason}", file=sys.stderr)
+    _write_files(args, [], about, reason)
+    return STOPPED.get(exc.signum, 2)
+
+
 def check_server(args: argparse.Namespace) -> int:
-    from .server_check import Options, SetupFailed, Target, run_server_check
+    from .runner import Options, Target, run_server_check
+    from .server_check import SetupFailed
     from .shapes import as_dict
 
     headers = {}
+    about: dict[str, Any] = {"side": "server",
+                             "transport": "stdio" if args.stdio is not None else "http" if args.http else "sse",
+                             "target": args.stdio if args.stdio is not None else args.http or args.sse}
     for header in args.header:
         name, sep, value = header.partition(":")
         if not sep:
-            print(f"mcp-ref check: --header {header!r} is not 'Name: value'", file=sys.stderr)
-            return 2
+            return _cannot(args, about, f"--header {header!r} is not 'Name: value'")
         headers[name.strip()] = value.strip()
     target = Target(stdio=args.stdio, sse=args.sse, headers=headers, http=args.http)
-    options = Options(timeout=args.timeout, startup=args.startup, call_tools=args.call_tools, only=args.only)
+    options = Options(timeout=args.timeout, startup=args.startup, call_tools=args.call_tools, only=args.only,
+                      call_timeout=args.call_timeout, hostile=args.hostile)
     try:
         results, discovery = run_server_check(target, options)
     except SetupFailed as exc:
-        print(f"mcp-ref check: could not connect to {target.describe()!r}: {exc}", file=sys.stderr)
-        return 2
+        return _cannot(args, about, f"could not connect to {target.describe()!r}: {exc}")
+    except Stopped as exc:
+        return _stopped(args, about, exc)
     info = as_dict(discovery.init.get("serverInfo"))
     declared = ", ".join(sorted(discovery.capabilities)) or "nothing"
     header = (f"mcp-ref check server ({target.kind}): {target.describe()}\n"
               f"server {info.get('name')!r} {info.get('version')!r}, protocol {discovery.init.get('protocolVersion')!r}, "
               f"declares {declared}" + ("; tools are called" if args.call_tools else ""))
-    about = {"side": "server", "transport": target.kind, "target": target.describe(), "initialize": discovery.init,
-             "call_tools": args.call_tools}
+    about.update({"initialize": discovery.init, "call_tools": args.call_tools, "hostile": args.hostile})
     return _finish(args, results, header, about)
 
 
 def check_client(args: argparse.Namespace) -> int:
-    from .client_check import ClientOptions, SetupFailed, run_client_check
+    from .client_check import ClientOptions, SetupFailed
+    from .runner import run_client_check
 
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
+    transport = "http" if args.http else "sse" if args.sse else "stdio"
+    about: dict[str, Any] = {"side": "client", "transport": transport, "target": " ".join(command)}
     if not any("{server}" in part for part in command):
-        print("mcp-ref check: the client command has no {server} argument to replace", file=sys.stderr)
-        return 2
+        return _cannot(args, about, "the client command has no {server} argument to replace")
     options = ClientOptions(timeout=args.timeout, run_timeout=args.run_timeout, sse=args.sse, only=args.only,
                             http=args.http)
-    transport = "http" if args.http else "sse" if args.sse else "stdio"
     try:
         results, session = run_client_check(command, options)
     except SetupFailed as exc:
-        print(f"mcp-ref check: {exc}", file=sys.stderr)
-        return 2
+        return _cannot(args, about, str(exc))
+    except Stopped as exc:
+        return _stopped(args, about, exc)
     info = session.client_info or {}
     header = (f"mcp-ref check client ({transport}): {' '.join(command)}\n"
               f"client {info.get('name')!r} {info.get('version')!r}, proposed protocol {session.proposed_version!r}, "
               f"declares {', '.join(sorted(session.client_capabilities)) or 'nothing'}; exit status {session.exit_code}")
-    about = {"side": "client", "transport": transport, "target": " ".join(command)}
     return _finish(args, results, header, about)

@@ -34,7 +34,6 @@ from . import shapes
 from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
 from .client_links import StdioLink
 from .model import client_case
-from .server_transports import stdout_fragments
 from .wire import Incoming, shown
 
 LIFECYCLE = "basic/lifecycle"
@@ -79,14 +78,24 @@ def initialized_at(t: ClientCheck) -> int | None:
 # --- basic/lifecycle -----------------------------------------------------------------------------
 
 
+# Requests of later revisions that a client sends before initialize to find out what the server
+# speaks, falling back to initialize when it is refused (-32601): one LC-09 warning, nothing more.
+NEWER_PROBES = ("server/discover",)
+
+
 @client_case(LIFECYCLE, "LC-01", "LC-04")
 def initialize_comes_first(t: ClientCheck) -> None:
-    """The client's first message, pings aside, is an initialize request."""
-    first = next((m for m in t.s.from_client if method_of(m) != "ping"), None)
+    """The client's first message, pings aside, is an initialize request. A later revision's
+    probe that the client falls back from (server/discover) is judged once, by
+    lifecycle.only-pings-before-the-initialize-result."""
+    first = next((m for m in t.s.from_client if method_of(m) not in ("ping", *NEWER_PROBES)), None)
     if first is None:
         t.fail("LC-04", "the client never sent initialize")
     t.check(method_of(first) == "initialize" and "id" in first.msg, "LC-01",
             f"the first message is {method_of(first) or 'not a request'}, not initialize", got=shown(first.raw))
+    probes = [method_of(m) for m in requests(t) if method_of(m) in NEWER_PROBES]
+    if probes:
+        t.note(f"probed {', '.join(sorted(set(probes)))} first, then initialized (see LC-09)")
 
 
 @client_case(LIFECYCLE, "LC-04", "LC-05", "LC-06", "LC-11")
@@ -128,12 +137,34 @@ def sends_initialized(t: ClientCheck) -> None:
 
 @client_case(LIFECYCLE, "LC-09")
 def only_pings_before_the_initialize_result(t: ClientCheck) -> None:
-    """Until the server has answered initialize, the client sends no request but ping (a newer
-    revision's probe such as server/discover counts)."""
+    """Until the server has answered initialize, the client sends no request but ping. A newer
+    revision's probe such as server/discover counts, once: this is the one warning for it."""
     limit = t.s.init_answered_at if t.s.init_answered_at is not None else float("inf")
     early = [m for m in requests(t) if m.seq < limit and method_of(m) not in ("ping", "initialize")]
     t.check(not early, "LC-09", f"sent {', '.join(method_of(m) for m in early)} before the initialize result",
             got=shown(early[0].raw) if early else None)
+
+
+@client_case(LIFECYCLE, "LC-26", "LC-13")
+def disconnects_on_an_unsupported_version(t: ClientCheck) -> None:
+    """Run a second time against a checking server that answers initialize with a version no client
+    supports (1999-01-01), the client disconnects: it sends neither notifications/initialized nor
+    any request after that answer, and lets go of the connection within the step timeout."""
+    run = t.s.version_run
+    if run is None:
+        t.skip("the second run (a server answering 1999-01-01) was not made, or the client never connected to it")
+    if run.init_answered_at is None:
+        t.skip("in the second run the client never sent initialize")
+    after = [m for m in run.from_client if m.seq > run.init_answered_at and isinstance(m.msg, dict)
+             and isinstance(m.msg.get("method"), str) and m.msg.get("method") != "notifications/cancelled"]
+    if after:
+        t.fail("LC-26", f"offered protocol version 1999-01-01, the client carried on: it sent {method_of(after[0])}",
+               got=shown(after[0].raw))
+    gone = run.ended_at is not None and run.ended_at <= t.timeout
+    t.check(gone, "LC-26", "offered protocol version 1999-01-01, the client stayed connected "
+            + (f"for {run.ended_at:.1f} s" if run.ended_at is not None else "until the kit stopped it"))
+    if gone:
+        t.note(f"disconnected {run.ended_at:.1f} s after the unsupported version")
 
 
 @client_case(LIFECYCLE, "LC-15")
@@ -259,7 +290,7 @@ def stdin_carries_only_messages(t: ClientCheck) -> None:
     line, no other text, no message split over lines."""
     link = t.s.link
     assert isinstance(link, StdioLink)
-    split, garbage = stdout_fragments(link.lines)
+    split, garbage = shapes.stdout_fragments(link.lines)
     t.check(not split, "TR-02", "a message was split over several lines", got=shown("\\n".join(split[:4])))
     t.check(not garbage, "TR-05", f"{len(garbage)} line(s) written to the server's stdin are not MCP messages",
             got=shown(garbage[0]) if garbage and garbage[0] else "(a blank line)" if garbage else None)

@@ -24,18 +24,17 @@ import signal
 import subprocess
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
-from .model import Abort, CaseResult, Recorder, Skipped, Status, all_client_cases, status_of
-from .model import select as select_cases
+from .model import Recorder
 from .shapes import as_dict
-from .wire import Incoming, WaitTimeout, encode
+from .wire import CLIENTS, Incoming, WaitTimeout, encode
+
+MAX_FROM_CLIENT = 10000  # messages from the client kept for the cases
 
 if TYPE_CHECKING:
     from .http_wire import StreamableHttpLink
@@ -54,6 +53,9 @@ class SetupFailed(Exception):
     """The client could not be run, or never connected (exit status 2)."""
 
 
+UNSUPPORTED_VERSION = "1999-01-01"  # what the checking server answers in the second run (LC-26)
+
+
 @dataclass
 class ClientOptions:
     timeout: float = 5.0  # seconds per step
@@ -61,6 +63,12 @@ class ClientOptions:
     sse: bool = False
     only: list[str] = field(default_factory=list)
     http: bool = False  # serve Streamable HTTP (http_wire.py)
+    version_run: bool = True  # run the client a second time against a server answering UNSUPPORTED_VERSION
+
+    @property
+    def version_run_timeout(self) -> float:
+        """The second run is short: a client that does not disconnect has had its chance by then."""
+        return min(self.run_timeout, max(10.0, 2 * self.timeout))
 
 
 # --- the record of a client session ---------------------------------------------------------------
@@ -93,6 +101,9 @@ class ClientSession:
     exit_code: int | None = None
     killed_by_kit: bool = False
     stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+    version: str = "2024-11-05"  # what the checking server answered initialize with
+    version_run: ClientSession | None = None  # the second run, against UNSUPPORTED_VERSION (LC-26)
+    ended_at: float | None = None  # seconds after our initialize result when the client let go of the link
 
     @property
     def client_info(self) -> dict[str, Any] | None:
@@ -115,10 +126,12 @@ class ClientSession:
 class CheckingServer:
     """The MCP server the client under test talks to; it records, answers and probes."""
 
-    def __init__(self, link: Any, session: ClientSession, timeout: float) -> None:
+    def __init__(self, link: Any, session: ClientSession, timeout: float, *, probing: bool = True) -> None:
         self.link = link
         self.s = session
         self.timeout = timeout
+        self.probing = probing
+        self.answered_init_at: float | None = None
         self._pending: dict[str, tuple[threading.Event, Probe]] = {}
         self._lock = threading.Lock()
         self.probes_done = threading.Event()
@@ -135,6 +148,8 @@ class CheckingServer:
                 continue
             if incoming is None:
                 break
+            if len(self.s.from_client) >= MAX_FROM_CLIENT:
+                continue  # a flooding client: counted in the link's transcript, not kept twice
             self.s.from_client.append(incoming)
             msg = incoming.msg
             if not isinstance(msg, dict):
@@ -147,6 +162,8 @@ class CheckingServer:
                 self._on_notification(msg)
             else:
                 self._on_response(msg, incoming.raw)
+        if self.answered_init_at is not None:
+            self.s.ended_at = time.monotonic() - self.answered_init_at
         with self._lock:  # the client is gone: nothing pending will be answered
             self._closed = True
             for event, probe in self._pending.values():
@@ -165,9 +182,11 @@ class CheckingServer:
         if method == "initialize":
             if self.s.client_init is None:
                 self.s.client_init = params
-                result = {"protocolVersion": "2024-11-05", "capabilities": SERVER_CAPABILITIES, "serverInfo": SERVER_INFO,
+                result = {"protocolVersion": self.s.version, "capabilities": SERVER_CAPABILITIES,
+                          "serverInfo": SERVER_INFO,
                           "instructions": "The mcp-ref conformance checker's server: it records what you send."}
                 self.s.init_answered_at = self._send({"jsonrpc": "2.0", "id": rid, "result": result})
+                self.answered_init_at = time.monotonic()
                 return
             self._error(rid, -32600, "initialize was already received")
             return
@@ -209,7 +228,8 @@ class CheckingServer:
         self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
 
     def _on_notification(self, msg: dict[str, Any]) -> None:
-        if msg["method"] == "notifications/initialized" and self.s.init_answered_at is not None and not self._probing:
+        if (msg["method"] == "notifications/initialized" and self.s.init_answered_at is not None and not self._probing
+                and self.probing):
             self._probing = True
             self._operating = True
             self.prober = threading.Thread(target=self._probe, name="check-probes", daemon=True)
@@ -292,8 +312,10 @@ class ClientCheck(Recorder):
             self.check(False, req_id, f"{what} is malformed: {'; '.join(problems[:5])}", probe.sent, probe.got)
 
 
-def run_client(command: list[str], options: ClientOptions) -> ClientSession:
-    """Run the client command against a checking server; return what it did."""
+def run_client(command: list[str], options: ClientOptions, *, version: str = "2024-11-05") -> ClientSession:
+    """Run the client command against a checking server; return what it did. With another
+    ``version``, the checking server answers initialize with it, probes nothing, and the run is
+    short (options.version_run_timeout): it only watches whether the client lets go."""
     link: StdioLink | SseLink | StreamableHttpLink
     if options.http:
         from .http_wire import StreamableHttpLink
@@ -301,8 +323,10 @@ def run_client(command: list[str], options: ClientOptions) -> ClientSession:
         link = StreamableHttpLink(options.timeout)
     else:
         link = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
-    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link)
-    server = CheckingServer(link, session, options.timeout)
+    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link, version=version)
+    probing = version == "2024-11-05"
+    run_timeout = options.run_timeout if probing else options.version_run_timeout
+    server = CheckingServer(link, session, options.timeout, probing=probing)
     argv = [part.replace("{server}", link.server_argument) for part in command]
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -310,13 +334,14 @@ def run_client(command: list[str], options: ClientOptions) -> ClientSession:
     except OSError as exc:
         link.close()
         raise SetupFailed(f"could not start the client {argv[0]!r}: {exc}") from exc
+    CLIENTS.add(proc)
     for stream in (proc.stdout, proc.stderr):
         threading.Thread(target=_drain, args=(stream, session.stderr_tail if stream is proc.stderr else None),
                          daemon=True).start()
-    serving = threading.Thread(target=_serve_when_connected, args=(link, server, proc, options.run_timeout), daemon=True)
+    serving = threading.Thread(target=_serve_when_connected, args=(link, server, proc, run_timeout), daemon=True)
     serving.start()
     try:
-        session.exit_code = proc.wait(options.run_timeout)
+        session.exit_code = proc.wait(run_timeout)
     except subprocess.TimeoutExpired:
         session.killed_by_kit = True
         _stop(proc)
@@ -366,29 +391,3 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
-
-
-def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[CaseResult], ClientSession]:
-    """Run the client and then the selected client cases over what it did."""
-    session = run_client(command, options)
-    results = []
-    for case in select_cases(all_client_cases(), options.only):
-        started = time.monotonic()
-        t = ClientCheck(session, options.timeout)
-        skip_reason = error = None
-        try:
-            if case.transport is not None and case.transport != session.transport:
-                raise Skipped(f"applies to the {case.transport} transport only")
-            case.func(t)
-            status = status_of(t.findings)
-        except Skipped as exc:
-            status, skip_reason = (status_of(t.findings) if t.findings else Status.SKIP), exc.reason
-        except Abort:
-            status = status_of(t.findings)
-        except Exception as exc:
-            status = Status.ERROR
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            error = f"the checker failed: {type(exc).__name__}: {exc} ({Path(frame.filename).name}:{frame.lineno})"
-        results.append(CaseResult(case, status, t.findings, t.notes, skip_reason, error, session.messages(),
-                                  time.monotonic() - started))
-    return results, session

@@ -138,7 +138,7 @@ class StdioLink(Wire):
 def _parsed(line: bytes) -> Any:
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

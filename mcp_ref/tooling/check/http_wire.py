@@ -357,11 +357,15 @@ class StreamableHttpLink(Wire):
         stream (or the next POST's stream); return its place in the transcript."""
         _, msg, _ = parse(data)
         seq = self._record("sent", data.decode("utf-8", "replace"), msg)
-        waiting = None
-        if isinstance(msg, dict) and "method" not in msg:
+        if isinstance(msg, dict) and "method" not in msg:  # an answer goes on its request's POST, or nowhere
             with self._lock:
                 waiting = self._waiting.get(repr(msg.get("id")))
-        (waiting or self._outbox).put(data)
+            if waiting is None:
+                self.note("an answer whose request's POST is over (refused, or its client left) was dropped")
+            else:
+                waiting.put(data)
+            return seq
+        self._outbox.put(data)
         return seq
 
     def close(self) -> None:

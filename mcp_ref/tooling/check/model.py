@@ -1,4 +1,4 @@
-"""The checker's vocabulary: cases, findings, statuses, and the registry of cases.
+"""The checker's vocabulary: cases, findings, statuses, and how a case registers itself.
 
 Not a spec section: the conformance checker's model (see __init__.py).
 
@@ -12,7 +12,12 @@ Not a spec section: the conformance checker's model (see __init__.py).
 3. A case that cannot apply (an undeclared capability, another transport, a tool call without
    ``--call-tools``) is SKIP, with the reason. A case whose own code crashes is ERROR: that is a
    fault of the kit, never blamed on the peer.
-4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs.
+4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs, with
+   two exceptions the case declares: ``informative`` (INFO: no rule binds the peer there, so it
+   only notes what it sees) and ``conflict`` (the spec and the schema disagree: its findings are
+   warnings at most, and say so).
+5. This module imports no case module: the case modules import it to register themselves, and
+   registry.py imports them (see registry.py for the kit's layers).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 STRENGTHS = ("MUST", "SHOULD", "MAY")  # strongest first
+LEVELS = (*STRENGTHS, "INFO")  # a case's level: INFO for an informative case, which never fails
 
 
 class Status(str, enum.Enum):
@@ -54,23 +60,52 @@ def strongest(ids: tuple[str, ...]) -> str:
 
 @dataclass
 class Finding:
-    """One requirement the peer did not meet, with the evidence."""
+    """One requirement the peer did not meet, with the evidence.
+
+    ``level`` lowers the strength an ID would give (a rule the schema contradicts is a warning);
+    ``knock_on`` marks a finding that only says the peer stopped answering or went away: once the
+    kit has found the root cause of that (see server_check.ServerRun.went_away), such findings of
+    other cases are not counted. ``headers`` are HTTP headers the kit sent, where they matter.
+    """
 
     id: str
     message: str
     sent: str | None = None  # the message the kit sent, as on the wire
     got: str | None = None  # what came back (or a description of the silence)
+    level: str | None = None
+    knock_on: bool = False
+    headers: dict[str, str] | None = None
 
     @property
     def strength(self) -> str:
-        return strength_of(self.id)
+        own = strength_of(self.id)
+        if self.level is not None and STRENGTHS.index(self.level) > STRENGTHS.index(own):
+            return self.level
+        return own
+
+    @property
+    def section(self) -> str | None:
+        from .sections import section
+
+        return section(self.id)
+
+    @property
+    def link(self) -> str:
+        """The spec page of the requirement, at its section when it has one."""
+        from .sections import anchor
+
+        url = str(requirement(self.id).url)
+        return f"{url}#{anchor(self.section)}" if self.section else url
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message}
+        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message,
+                               "page": requirement(self.id).page, "section": self.section, "link": self.link}
         if self.sent is not None:
             out["sent"] = self.sent
         if self.got is not None:
             out["got"] = self.got
+        if self.headers:
+            out["headers"] = dict(self.headers)
         return out
 
 
@@ -97,6 +132,9 @@ class Case:
     transport: str | None = None  # only over "stdio" or "sse"
     call_tools: bool = False  # runs the server's tools: only with --call-tools
     audit: bool = False  # judges the traffic of the whole run: runs last
+    hostile: bool = False  # sends hostile input: only with --hostile
+    informative: bool = False  # reports what it saw, never a finding: no rule binds this peer here
+    conflict: str | None = None  # the rule its IDs state, and the one that contradicts it: a warning at most
 
     @property
     def summary(self) -> str:
@@ -110,11 +148,18 @@ class Case:
 
     @property
     def level(self) -> str:
+        if self.informative:
+            return "INFO"
+        if self.conflict:
+            return "SHOULD" if strongest(self.ids) == "MUST" else strongest(self.ids)
         return strongest(self.ids)
 
     def matches(self, selector: str) -> bool:
-        """``--only``: a page ("server/tools" or "tools"), a requirement ID, or a case name."""
+        """``--only``: a page ("server/tools" or "tools"), a requirement ID, a case name, or
+        "hostile" (the cases of --hostile)."""
         selector = selector.strip().rstrip("/")
+        if selector == "hostile":
+            return self.hostile
         if "://" in selector:  # a page URL
             selector = selector.split("/2024-11-05/", 1)[-1]
         return (selector.upper() in self.ids or selector in (self.name, self.name.split(".", 1)[1], self.page)
@@ -133,6 +178,7 @@ class CaseResult:
     error: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
+    cut: int = 0  # messages of this case left out of the report (see MAX_CASE_MESSAGES)
 
     @property
     def failed_ids(self) -> list[str]:
@@ -154,6 +200,7 @@ class CaseResult:
             "level": self.case.level, "status": self.status.value, "summary": self.case.summary,
             "detail": self.detail, "findings": [f.as_dict() for f in self.findings], "notes": self.notes,
             "duration": round(self.duration, 3), "messages": self.messages,
+            **({"messages_cut": self.cut} if self.cut else {}),
         }
 
 
@@ -167,32 +214,54 @@ def status_of(findings: list[Finding]) -> Status:
     return Status.PASS
 
 
+MAX_FINDINGS = 50  # per case: a peer wrong a thousand times gets fifty findings and a count
+MAX_CASE_MESSAGES = 400  # messages of one case kept in the JSON report
+MAX_NOTES = 50
+
+
 class Recorder:
     """The part of a check context every case uses: findings, notes, skipping."""
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.notes: list[str] = []
+        self.dropped = 0  # findings past MAX_FINDINGS
+        self.level: str | None = None  # caps the strength of every finding (a case with a conflict)
+        self.informative = False  # an informative case turns findings into notes
 
-    def check(self, ok: bool, req_id: str, message: str, sent: str | None = None, got: str | None = None) -> bool:
+    def add(self, finding: Finding) -> None:
+        if self.informative:
+            self.note(f"{finding.id}: {finding.message}")
+            return
+        if self.level is not None and finding.level is None:
+            finding.level = self.level
+        if len(self.findings) < MAX_FINDINGS:
+            self.findings.append(finding)
+        else:
+            self.dropped += 1
+
+    def check(self, ok: bool, req_id: str, message: str, sent: str | None = None, got: str | None = None, *,
+              knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None) -> bool:
         """Record a finding against ``req_id`` unless ``ok``; return ``ok``."""
         if not ok:
-            self.findings.append(Finding(req_id, message, sent, got))
+            self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers))
         return ok
 
-    def fail(self, req_id: str, message: str, sent: str | None = None, got: str | None = None) -> NoReturn:
+    def fail(self, req_id: str, message: str, sent: str | None = None, got: str | None = None, *,
+             knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None) -> NoReturn:
         """Record a finding and end the case."""
-        self.findings.append(Finding(req_id, message, sent, got))
+        self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers))
         raise Abort(message)
 
     def note(self, text: str) -> None:
-        self.notes.append(text)
+        if len(self.notes) < MAX_NOTES:
+            self.notes.append(text)
 
     def skip(self, reason: str) -> NoReturn:
         raise Skipped(reason)
 
 
-# --- the registry -------------------------------------------------------------------------------
+# --- registration (registry.py imports the case modules, which register themselves here) -----
 
 SERVER_CASES: list[Case] = []
 CLIENT_CASES: list[Case] = []
@@ -219,40 +288,24 @@ def _register(side: str, page: str, ids: tuple[str, ...], func: Callable[[Any], 
     return case
 
 
-def server_case(page: str, *ids: str, fresh: bool = False, transport: str | None = None,
-                call_tools: bool = False, audit: bool = False) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+def server_case(page: str, *ids: str, fresh: bool = False, transport: str | None = None, call_tools: bool = False,
+                audit: bool = False, hostile: bool = False, informative: bool = False,
+                conflict: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Register a server case: ``@server_case("server/tools", "TOOL-18")``."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
-        _register("server", page, ids, func, fresh=fresh, transport=transport, call_tools=call_tools, audit=audit)
+        _register("server", page, ids, func, fresh=fresh, transport=transport, call_tools=call_tools, audit=audit,
+                  hostile=hostile, informative=informative, conflict=conflict)
         return func
     return register
 
 
-def client_case(page: str, *ids: str, transport: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+def client_case(page: str, *ids: str, transport: str | None = None, informative: bool = False,
+                conflict: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Register a client case: ``@client_case("basic/lifecycle", "LC-08")``."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
-        _register("client", page, ids, func, transport=transport)
+        _register("client", page, ids, func, transport=transport, informative=informative, conflict=conflict)
         return func
     return register
-
-
-def all_server_cases() -> list[Case]:
-    """Every server case, in page order (importing the case modules registers them)."""
-    from . import (  # noqa: F401
-        server_basic,
-        server_basic_utilities,
-        server_features,
-        server_transports,
-        server_utilities,
-    )
-
-    return list(SERVER_CASES)
-
-
-def all_client_cases() -> list[Case]:
-    from . import client_cases as _cases  # noqa: F401
-
-    return list(CLIENT_CASES)
 
 
 def select(cases: list[Case], only: list[str]) -> list[Case]:

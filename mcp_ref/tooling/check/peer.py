@@ -17,11 +17,21 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .model import Skipped
 from .wire import Incoming, WaitTimeout, Wire
 
 CLIENT_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 PROTOCOL_VERSION = "2024-11-05"
+MAX_FILED = 1000  # notifications, server requests and strays kept per connection (the rest are counted)
 
+
+class SlowStart(Skipped):
+    """A new connection's server sent nothing at all within the startup allowance, twice."""
+
+
+def as_params(msg: dict[str, Any]) -> dict[str, Any]:
+    params = msg.get("params")
+    return params if isinstance(params, dict) else {}
 
 
 @dataclass
@@ -36,6 +46,9 @@ class Reply:
     seq: int = -1  # the response's position in the transcript
     closed: bool = False  # the stream ended before an answer
     id_mismatch: bool = False  # answered with an id of another type ("1" for 1)
+    waited: float = 0.0  # seconds the kit really waited for the answer
+    progress: int = 0  # progress notifications for this request's token seen while waiting
+    sent_seq: int = -1  # the request's position in the transcript
 
     @property
     def answered(self) -> bool:
@@ -62,10 +75,18 @@ class Reply:
         error = self.error
         return error.get("code") if isinstance(error, dict) else None
 
-    def got_text(self, timeout: float) -> str:
+    def got_text(self, timeout: float | None = None) -> str:
+        """What came back, or what the silence was: the time given is what the kit really waited."""
         if self.got is not None:
             return self.got
-        return "(the connection ended)" if self.closed else f"(nothing within {timeout:g} s)"
+        if self.closed:
+            return "(the connection ended)"
+        return f"(nothing within {waited(self.waited or timeout or 0.0)})"
+
+
+def waited(seconds: float) -> str:
+    """A wait in words: "5 s", "10.7 s"."""
+    return f"{round(seconds, 1):g} s"
 
 
 def same_id(a: Any, b: Any) -> bool:
@@ -80,12 +101,18 @@ class Peer:
     wire: Wire
     timeout: float
     startup: float = 0.0  # a longer wait for the first answer on this connection (a slow server start)
-    notifications: list[dict[str, Any]] = field(default_factory=list)
-    server_requests: list[dict[str, Any]] = field(default_factory=list)
+    judge_start: bool = False  # a first request met with total silence is confirmed before it is judged
+    notifications: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_FILED
+    server_requests: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_FILED
     stray: list[Incoming] = field(default_factory=list)  # responses nobody waited for, and garbage
+    refused: list[tuple[int, str]] = field(default_factory=list)  # (seq, method): server requests the kit refused
     init: Reply | None = None
+    declared: dict[str, Any] = field(default_factory=dict)  # the client capabilities the kit declared here
+    first_answer: float | None = None  # seconds the first answer on this connection took
+    filed: int = 0  # messages filed in all (the lists above keep the first MAX_FILED of each)
     _next_id: int = 1
     _answered_once: bool = False
+    _opened: float = field(default_factory=time.monotonic)
 
     def next_id(self) -> int:
         self._next_id += 1
@@ -99,34 +126,88 @@ class Peer:
         if params is not None:
             msg["params"] = params
         msg.update(extra or {})
-        return Reply(self.wire.send(msg), rid, method)
+        start = len(self.wire.transcript)  # before sending: over SSE the server may answer (or ask) before the POST returns
+        reply = Reply(self.wire.send(msg), rid, method)
+        reply.sent_seq = start
+        return reply
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
                 timeout: float | None = None) -> Reply:
         """Send a request and wait (at most the step timeout) for the response with its id."""
         return self.wait(self.send_request(method, params, request_id=request_id), timeout)
 
-    def wait(self, reply: Reply, timeout: float | None = None) -> Reply:
+    def wait(self, reply: Reply, timeout: float | None = None, *, progress_token: Any = None,
+             limit: float | None = None) -> Reply:
+        """Wait for ``reply``'s answer: at most the step (the startup allowance for a connection's
+        first answer). With ``progress_token``, each progress notification for it starts the
+        step again, up to ``limit`` seconds in all."""
         step = self.timeout if timeout is None else timeout
         if not self._answered_once:
             step = max(step, self.startup)
-        deadline = time.monotonic() + step
+        started = time.monotonic()
+        deadline = started + step
+        hard = started + (limit if limit is not None else step)
+        try:
+            while True:
+                try:
+                    incoming = self.wire.receive(deadline - time.monotonic())
+                except WaitTimeout:
+                    if self.judge_start and not self._answered_once and self.wire.received == 0:
+                        self._confirm_start(reply, started)
+                    return reply
+                if incoming is None:
+                    reply.closed = True
+                    return reply
+                msg = incoming.msg
+                if isinstance(msg, dict) and "method" not in msg and "id" in msg:
+                    self._answer_seen()
+                    if same_id(msg["id"], reply.request_id) or str(msg["id"]) == str(reply.request_id):
+                        reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
+                        reply.id_mismatch = not same_id(msg["id"], reply.request_id)
+                        return reply
+                elif (progress_token is not None and isinstance(msg, dict)
+                      and msg.get("method") == "notifications/progress"
+                      and same_id(as_params(msg).get("progressToken"), progress_token)):
+                    reply.progress += 1
+                    deadline = min(max(deadline, time.monotonic() + step), max(hard, deadline))
+                self._file(incoming)
+        finally:
+            reply.waited = time.monotonic() - started
+
+    def _confirm_start(self, reply: Reply, started: float) -> None:
+        """The connection's first request got nothing, and the server has written nothing at all:
+        a silence, or a process still starting? Another request tells (ping, or initialize when
+        the silence was a ping's). If the server answers anything within the startup allowance,
+        it was up, and the silence stands; if not, the start was too slow to judge (SlowStart)."""
+        if reply.method == "ping":
+            self.send_request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                                             "clientInfo": dict(CLIENT_INFO)})
+        else:
+            self.send_request("ping")
+        deadline = time.monotonic() + max(self.startup, self.timeout)
         while True:
             try:
                 incoming = self.wire.receive(deadline - time.monotonic())
             except WaitTimeout:
-                return reply
+                raise SlowStart(f"a new connection's server process sent nothing within {waited(time.monotonic() - started)}"
+                                " (two requests; --startup): a start this slow is not judged") from None
             if incoming is None:
                 reply.closed = True
-                return reply
+                return
             msg = incoming.msg
-            if isinstance(msg, dict) and "method" not in msg and "id" in msg:
-                self._answered_once = True
-                if same_id(msg["id"], reply.request_id) or str(msg["id"]) == str(reply.request_id):
-                    reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
-                    reply.id_mismatch = not same_id(msg["id"], reply.request_id)
-                    return reply
+            if isinstance(msg, dict) and "method" not in msg and "id" in msg and same_id(msg["id"], reply.request_id):
+                self._answer_seen()
+                reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
+                return
+            if isinstance(msg, dict) and "method" not in msg:
+                self._answer_seen()
             self._file(incoming)
+            return
+
+    def _answer_seen(self) -> None:
+        if not self._answered_once:
+            self._answered_once = True
+            self.first_answer = time.monotonic() - self._opened
 
     def next_response(self, timeout: float | None = None) -> Incoming | None:
         """The next message that is not a request or notification (filing the others), or None."""
@@ -141,6 +222,8 @@ class Peer:
                 return None
             msg = incoming.msg
             if not (isinstance(msg, dict) and isinstance(msg.get("method"), str)):
+                if isinstance(msg, dict):
+                    self._answer_seen()
                 return incoming
             self._file(incoming)
 
@@ -167,22 +250,37 @@ class Peer:
 
     def _file(self, incoming: Incoming) -> None:
         msg = incoming.msg
+        self.filed += 1
         if isinstance(msg, dict) and isinstance(msg.get("method"), str):
             if "id" in msg:
-                self.server_requests.append(msg)
-                self._answer(msg)
-            else:
+                if len(self.server_requests) < MAX_FILED:
+                    self.server_requests.append(msg)
+                self._answer(msg, incoming.seq)
+            elif len(self.notifications) < MAX_FILED:
                 self.notifications.append(msg)
-        else:
+        elif len(self.stray) < MAX_FILED:
             self.stray.append(incoming)
 
-    def _answer(self, msg: dict[str, Any]) -> None:
+    def _answer(self, msg: dict[str, Any], seq: int) -> None:
         """Pings get ``{}``; anything else -32601, since the kit declared no client capability."""
         if msg["method"] == "ping":
             self.wire.send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
         else:
+            if len(self.refused) < MAX_FILED:
+                self.refused.append((seq, str(msg["method"])))
             self.wire.send({"jsonrpc": "2.0", "id": msg["id"], "error": {
                 "code": -32601, "message": f"Method not found: the checker declared no capability for {msg['method']}"}})
+
+    def refused_since(self, reply: Reply) -> list[str]:
+        """Methods of the server's requests the kit refused while ``reply`` was in flight."""
+        start = reply.sent_seq
+        end = reply.seq if reply.seq >= 0 else 1 << 60
+        return [method for seq, method in self.refused if start <= seq <= end]
+
+    def responses_since(self, before: int) -> list[Incoming]:
+        """Strays from ``before`` on that look like responses (not garbage lines): answers to nothing."""
+        return [s for s in self.stray[before:] if isinstance(s.msg, dict) and "method" not in s.msg
+                and ("result" in s.msg or "error" in s.msg)]
 
     def initialize(self, version: str = PROTOCOL_VERSION, capabilities: dict[str, Any] | None = None,
                    *, initialized: bool = True) -> Reply:
@@ -190,6 +288,7 @@ class Peer:
         reply = self.request("initialize", {"protocolVersion": version, "capabilities": capabilities or {},
                                             "clientInfo": dict(CLIENT_INFO)}, request_id=0)
         self.init = reply
+        self.declared = dict(capabilities or {})
         if initialized and reply.is_result:
             self.notify("notifications/initialized")
         return reply

@@ -20,9 +20,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from .model import STRENGTHS, Case, CaseResult, Status
+from .model import LEVELS, Case, CaseResult, Status
 from .wire import shown
 
+MAX_REPORT_MESSAGES = 5000  # messages written in one JSON report, over all its cases
 MARK = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.WARN: "WARN", Status.SKIP: "SKIP", Status.ERROR: "ERROR"}
 
 
@@ -40,7 +41,7 @@ def by_page(items: Iterable[Any], page_of: Any) -> dict[str, list[Any]]:
 
 def counts(results: list[CaseResult]) -> dict[str, dict[str, int]]:
     """{level: {status: count}} over the cases, by each case's level."""
-    table = {level: {s.value: 0 for s in Status} for level in STRENGTHS}
+    table = {level: {s.value: 0 for s in Status} for level in LEVELS}
     for result in results:
         table[result.case.level][result.status.value] += 1
     return table
@@ -65,20 +66,39 @@ def write_text(out: TextIO, results: list[CaseResult], *, header: str, strict: b
                 if finding.strength == "MAY":
                     continue
                 out.write(f"        {finding.id} ({finding.strength}): {finding.message}\n")
+                if finding.headers:
+                    out.write(f"          headers sent: {_headers(finding.headers)}\n")
                 if finding.sent is not None:
                     out.write(f"          sent: {shown(finding.sent)}\n")
                 if finding.got is not None:
                     out.write(f"          got:  {shown(finding.got)}\n")
-            if verbose or result.status in (Status.FAIL, Status.WARN):
+                out.write(f"          spec: {finding.link}" + (f" ({finding.section})" if finding.section else "") + "\n")
+            if verbose or result.status in (Status.FAIL, Status.WARN) or case.informative or case.conflict:
                 for note in result.notes:
                     out.write(f"        note: {note}\n")
+            if result.cut and verbose:
+                out.write(f"        ({result.cut} message(s) of this case are not in the report)\n")
     write_summary(out, results, strict=strict)
+
+
+def _headers(headers: dict[str, str]) -> str:
+    return ", ".join(f"{name}: {value}" for name, value in headers.items())
+
+
+def finding_text(finding: Any) -> str:
+    """One finding as plain text (JUnit): ID, level, message, headers, what was sent and got, and the link."""
+    lines = [f"{finding.id} ({finding.strength}): {finding.message}"]
+    if finding.headers:
+        lines.append(f"  headers sent: {_headers(finding.headers)}")
+    lines += [f"  sent: {shown(finding.sent)}", f"  got: {shown(finding.got)}",
+              f"  spec: {finding.link}" + (f" ({finding.section})" if finding.section else "")]
+    return "\n".join(lines)
 
 
 def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = False) -> None:
     table = counts(results)
     out.write("\nSummary (cases by level)\n")
-    for level in STRENGTHS:
+    for level in LEVELS:
         row = table[level]
         total = sum(row.values())
         if not total:
@@ -91,6 +111,9 @@ def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = Fals
     out.write(f"  {len(results)} cases: {by_status[Status.PASS]} PASS, {by_status[Status.FAIL]} FAIL, "
               f"{by_status[Status.WARN]} WARN, {by_status[Status.SKIP]} SKIP"
               + (f", {by_status[Status.ERROR]} ERROR" if by_status[Status.ERROR] else "") + "\n")
+    cut = sum(r.cut for r in results)
+    if cut:
+        out.write(f"  {cut} message(s) were counted but not kept: every transcript is bounded\n")
     status = exit_status(results, strict)
     if status == 0:
         verdict = "no MUST failed" + (", no SHOULD either" if strict else "")
@@ -103,31 +126,56 @@ def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = Fals
     out.write(f"Exit status {status}: {verdict}.\n")
 
 
-def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = False) -> dict[str, Any]:
-    return {
+def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = False,
+            reason: str | None = None) -> dict[str, Any]:
+    """The JSON report; ``reason`` (and exit status 2) when the run could not be made or was stopped."""
+    cases = [r.as_dict() for r in results]
+    room = MAX_REPORT_MESSAGES
+    cut = sum(r.cut for r in results)
+    for case in cases:  # the report as a whole is bounded too: later cases keep fewer messages
+        kept = case["messages"][:room]
+        if len(kept) < len(case["messages"]):
+            case["messages_cut"] = case.get("messages_cut", 0) + len(case["messages"]) - len(kept)
+            cut += len(case["messages"]) - len(kept)
+            case["messages"] = kept
+        room -= len(kept)
+    out = {
         "kit": "mcp-ref check", "revision": "2024-11-05", **about,
-        "exit_status": exit_status(results, strict),
+        "exit_status": 2 if reason is not None else exit_status(results, strict),
         "summary": counts(results),
-        "cases": [r.as_dict() for r in results],
+        "cases": cases,
     }
+    if reason is not None:
+        out["reason"] = reason
+    if cut:
+        out["messages_cut"] = cut
+        out["messages_cut_why"] = ("the transcript kept per connection, per case and per report is bounded: "
+                                   "later messages were counted, not kept")
+    return out
 
 
-def write_json(path: str, results: list[CaseResult], *, about: dict[str, Any], strict: bool = False) -> None:
+def write_json(path: str, results: list[CaseResult], *, about: dict[str, Any], strict: bool = False,
+               reason: str | None = None) -> None:
     with open(path, "w", encoding="utf-8") as file:
-        json.dump(as_json(results, about=about, strict=strict), file, ensure_ascii=False, indent=2)
+        json.dump(as_json(results, about=about, strict=strict, reason=reason), file, ensure_ascii=False, indent=2)
         file.write("\n")
 
 
-def junit_xml(results: list[CaseResult], *, suite: str, strict: bool = False) -> bytes:
+def junit_xml(results: list[CaseResult], *, suite: str, strict: bool = False, reason: str | None = None) -> bytes:
+    """JUnit XML; with ``reason`` (the run could not be made or was stopped), one testcase in error says why."""
     root = ET.Element("testsuites", name=suite)
+    if reason is not None:
+        element = ET.SubElement(root, "testsuite", name=f"{suite} setup", tests="1", failures="0", errors="1",
+                                skipped="0")
+        case = ET.SubElement(element, "testcase", classname="mcp-ref-check", name="run")
+        ET.SubElement(case, "error", message=reason[:500], type="exit status 2").text = reason
     for page, page_results in by_page(results, lambda r: r.case.page).items():
         element = ET.SubElement(root, "testsuite", name=f"{suite} {page}", tests=str(len(page_results)))
         failures = errors = skipped = 0
         for result in page_results:
             case = ET.SubElement(element, "testcase", classname=page.replace("/", "."), name=result.case.name,
                                  time=f"{result.duration:.3f}")
-            text = "\n".join(f"{f.id} ({f.strength}): {f.message}\n  sent: {shown(f.sent)}\n  got: {shown(f.got)}"
-                             for f in result.findings)
+            text = "\n".join(finding_text(f) for f in result.findings)
             if result.status is Status.FAIL or (strict and result.status is Status.WARN):
                 failures += 1
                 ET.SubElement(case, "failure", message=result.detail[:500], type=result.status.value).text = text
@@ -141,16 +189,18 @@ def junit_xml(results: list[CaseResult], *, suite: str, strict: bool = False) ->
                 ET.SubElement(case, "system-out").text = f"WARN (a SHOULD is not met)\n{text}"
             ET.SubElement(case, "properties").extend(
                 [ET.Element("property", name="ids", value=" ".join(result.case.ids)),
-                 ET.Element("property", name="level", value=result.case.level)])
+                 ET.Element("property", name="level", value=result.case.level)]
+                + [ET.Element("property", name=f"spec {f.id}", value=f.link) for f in result.findings])
         element.set("failures", str(failures))
         element.set("errors", str(errors))
         element.set("skipped", str(skipped))
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
-def write_junit(path: str, results: list[CaseResult], *, suite: str, strict: bool = False) -> None:
+def write_junit(path: str, results: list[CaseResult], *, suite: str, strict: bool = False,
+                reason: str | None = None) -> None:
     with open(path, "wb") as file:
-        file.write(junit_xml(results, suite=suite, strict=strict))
+        file.write(junit_xml(results, suite=suite, strict=strict, reason=reason))
 
 
 def write_list(out: TextIO, cases: list[Case]) -> None:
@@ -166,6 +216,7 @@ def write_list(out: TextIO, cases: list[Case]) -> None:
             for case in page_cases:
                 extra = [f"{case.transport} only"] if case.transport else []
                 extra += ["--call-tools"] if case.call_tools else []
+                extra += ["--hostile"] if case.hostile else []
                 out.write(f"    {case.name:<{width}}  [{case.level}] {' '.join(case.ids)}"
                           + (f"  ({', '.join(extra)})" if extra else "") + "\n")
                 out.write(f"      {case.summary}\n")

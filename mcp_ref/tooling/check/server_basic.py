@@ -24,42 +24,14 @@ import time
 from typing import Any
 
 from . import shapes
+from .helpers import refused_by_http, settle, some_list_method, still_serving
 from .model import server_case
-from .peer import Peer
+from .peer import waited
 from .server_check import ServerCheck
 from .wire import Incoming, shown
 
 LIFECYCLE = "basic/lifecycle"
 MESSAGES = "basic/messages"
-
-
-def settle(t: ServerCheck) -> float:
-    """How long to listen for something that should *not* arrive."""
-    return min(0.5, t.timeout / 4)
-
-
-def still_serving(t: ServerCheck, peer: Peer, req_id: str, after: str) -> bool:
-    """Ping; record a finding against ``req_id`` unless the server still answers."""
-    reply = peer.request("ping")
-    return t.check(reply.is_result, req_id, f"after {after}, the server no longer answers ping",
-                   reply.sent, reply.got_text(t.timeout))
-
-
-def refused_by_http(t: ServerCheck, peer: Peer) -> bool:
-    """Over SSE, a POST answered 4xx is the transport's refusal: an answer of its own kind."""
-    statuses = getattr(peer.wire, "post_statuses", None)
-    if statuses and 400 <= statuses[-1] < 500:
-        t.note(f"the POST was refused with HTTP {statuses[-1]}, which the client sees at once")
-        return True
-    return False
-
-
-def some_list_method(t: ServerCheck) -> str:
-    """A cheap, read-only request the server serves: a declared list, else ping."""
-    for capability, method in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list")):
-        if t.info.declares(capability):
-            return method
-    return "ping"
 
 
 # --- basic/lifecycle -----------------------------------------------------------------------------
@@ -113,30 +85,35 @@ def answers_an_unknown_version_with_its_own(t: ServerCheck) -> None:
             reply.sent, reply.got)
 
 
-@server_case(LIFECYCLE, "LC-01", "MSG-01", fresh=True)
-def refuses_requests_before_initialize(t: ServerCheck) -> None:
-    """A request other than ping before initialize gets an error (any code), not a result, and
-    does not stop the server from being initialized afterwards (the spec names no code for it)."""
+@server_case(LIFECYCLE, "MSG-01", "LC-07", fresh=True)
+def survives_a_request_before_initialize(t: ServerCheck) -> None:
+    """A request other than ping sent before initialize gets an answer (JSON-RPC answers every
+    request), and the server can be initialized afterwards. How it answers is its choice: keeping
+    the initialization first binds the client, which starts the conversation (LC-01), so a server
+    that serves the early request is only noted."""
     peer = t.connect()
     method = some_list_method(t)
     if method == "ping":
         method = "tools/list"
     early = peer.request(method)
     t.answered(early, f"{method} before initialize")
-    t.check(early.is_error, "LC-01", f"{method} was served before initialize", early.sent, early.got)
+    if early.is_result:
+        t.note(f"{method} was served before initialize (LC-01 binds the client, which sent it; no 2024-11-05 "
+               "rule says how a server answers it)")
     init = peer.initialize()
-    if not init.is_result:
-        t.note(f"initialize after the refused request got {init.got_text(t.timeout)}")
+    t.answered(init, "initialize after an early request")
+    t.check(init.is_result, "LC-07", "after an early request, initialize was refused", init.sent, init.got)
 
 
 @server_case(LIFECYCLE, "LC-10", fresh=True)
 def sends_no_request_before_initialized(t: ServerCheck) -> None:
     """Between its initialize result and the client's initialized notification, the server sends
-    no request other than ping (log notifications are allowed)."""
+    no request other than ping (log notifications are allowed). The kit declares roots and
+    sampling here, so a request is judged on its timing alone."""
     peer = t.connect()
-    init = peer.initialize(initialized=False)
+    init = peer.initialize(initialized=False, capabilities={"roots": {}, "sampling": {}})
     if not init.is_result:
-        t.fail("LC-07", "initialize was not answered with a result", init.sent, init.got_text(t.timeout))
+        t.fail("LC-07", "initialize was not answered with a result", init.sent, init.got_text(), knock_on=not init.answered)
     peer.collect(settle(t))
     early = [r for r in peer.server_requests if r.get("method") != "ping"]
     t.check(not early, "LC-10", f"sent {', '.join(str(r.get('method')) for r in early)} before notifications/initialized",
@@ -144,32 +121,63 @@ def sends_no_request_before_initialized(t: ServerCheck) -> None:
     peer.notify("notifications/initialized")
 
 
-@server_case(LIFECYCLE, "LC-15", "ROOT-17", audit=True)
+# The requests a 2024-11-05 server may send a client, and the client capability each needs.
+SERVER_REQUESTS = {"ping": None, "roots/list": "roots", "sampling/createMessage": "sampling"}
+
+
+@server_case(LIFECYCLE, "LC-15", "ROOT-17", "LC-14", audit=True)
 def uses_only_client_capabilities(t: ServerCheck) -> None:
-    """The kit declares no client capability, so the server never sends it roots/list or
-    sampling/createMessage (on any connection of the run)."""
+    """Every request the server sent, on any connection of the run, is one a 2024-11-05 client
+    has and the kit declared on that connection: the kit declares no client capability (but on
+    one connection of lifecycle.sends-no-request-before-initialized), so roots/list (ROOT-17),
+    sampling/createMessage (LC-15) and methods of later revisions such as elicitation/create
+    (LC-14: the negotiated version) are each reported, with how often they came."""
+    seen: dict[str, tuple[int, dict[str, Any]]] = {}
     for peer in t.run.peers:
         for request in peer.server_requests:
-            method = request.get("method")
-            if method in ("roots/list", "sampling/createMessage"):
-                req_id = "ROOT-17" if method == "roots/list" else "LC-15"
-                t.check(False, req_id, f"sent {method} to a client that did not declare "
-                        f"{'roots' if method == 'roots/list' else 'sampling'}", got=shown(str(request)))
-                return
+            method = str(request.get("method"))
+            needs = SERVER_REQUESTS.get(method)
+            if method != "ping" and not (needs is not None and needs in peer.declared):
+                count, first = seen.get(method, (0, request))
+                seen[method] = (count + 1, first)
+    for method, (count, first) in seen.items():
+        times = f" ({count} times)" if count > 1 else ""
+        if method == "roots/list":
+            t.check(False, "ROOT-17", f"sent roots/list to a client that did not declare roots{times}", got=shown(str(first)))
+        elif method == "sampling/createMessage":
+            t.check(False, "LC-15", f"sent sampling/createMessage to a client that did not declare sampling{times}",
+                    got=shown(str(first)))
+        else:
+            t.check(False, "LC-14", f"sent {method}{times}, which is no request of 2024-11-05, the negotiated "
+                    "version (a client of that version has no such method)", got=shown(str(first)))
 
 
 @server_case(LIFECYCLE, "LC-15", audit=True)
 def list_changed_only_when_promised(t: ServerCheck) -> None:
     """notifications/{tools,resources,prompts}/list_changed arrive only when the server declared
-    that capability with listChanged: true (a capability used without being negotiated)."""
+    that capability with listChanged: true (a capability used without being negotiated); each
+    kind sent without it is reported."""
+    seen: dict[str, tuple[int, dict[str, Any]]] = {}
     for peer in t.run.peers:
         for note in peer.notifications:
             method = str(note.get("method"))
             for feature in ("tools", "resources", "prompts"):
                 if method == f"notifications/{feature}/list_changed" and not t.info.declares(feature, "listChanged"):
-                    t.check(False, "LC-15", f"sent {method} without declaring {feature}.listChanged",
-                            got=shown(str(note)))
-                    return
+                    count, first = seen.get(method, (0, note))
+                    seen[method] = (count + 1, first)
+    for method, (count, first) in seen.items():
+        feature = method.split("/")[1]
+        t.check(False, "LC-15", f"sent {method} without declaring {feature}.listChanged"
+                + (f" ({count} times)" if count > 1 else ""), got=shown(str(first)))
+
+
+@server_case(LIFECYCLE, "MSG-01", "PING-01", audit=True)
+def keeps_answering(t: ServerCheck) -> None:
+    """The server stays for the whole run: it neither exits nor stops answering while the kit
+    still has requests for it. If it goes away, this is the one finding that says how and when
+    (the cases it kept from running are SKIP, not failures)."""
+    if t.run.gone is not None:
+        t.fail(t.run.gone_id, t.run.gone)
 
 
 # --- basic/messages ------------------------------------------------------------------------------
@@ -188,10 +196,16 @@ def responses_keep_the_request_id(t: ServerCheck) -> None:
                 reply.sent, reply.got)
 
 
-@server_case(MESSAGES, "MSG-01")
+NULL_ID_CONFLICT = ("JSON-RPC 2.0 (MSG-01) answers unparseable input with error -32700 and \"id\": null, but the "
+                    "2024-11-05 schema has no null id (JSONRPCError.id is a string or an integer; MSG-03 forbids "
+                    "null ids), so no valid 2024-11-05 message can answer it")
+
+
+@server_case(MESSAGES, "MSG-01", "MSG-03", conflict=NULL_ID_CONFLICT)
 def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     """A line that is not JSON gets error -32700 with id null (JSON-RPC's rule when no id can be
-    read, though the 2024-11-05 schema has no null id), and the server keeps serving."""
+    read), and the server keeps serving. The 2024-11-05 schema has no null id, so the two rules
+    conflict: a server that stays silent is warned, not failed."""
     peer = t.rough_session()
     sent = '{"jsonrpc": "2.0", "id": 1, "method": "ping"'
     peer.wire.send_raw(sent.encode())
@@ -199,13 +213,14 @@ def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     if got is None and refused_by_http(t, peer):
         pass
     elif got is None:
-        t.check(False, "MSG-01", "no error response to unparseable input", sent, f"(nothing within {t.timeout:g} s)")
+        t.check(False, "MSG-01", f"no answer to unparseable input: {NULL_ID_CONFLICT}; the JSON-RPC answer is "
+                "still the one clients expect", sent, f"(nothing within {waited(t.timeout)})")
     else:
         msg = shapes.as_dict(got.msg)
         error = shapes.as_dict(msg.get("error"))
         t.check(error.get("code") == -32700, "MSG-01", f"expected error -32700, got {shown(got.raw)}", sent, got.raw)
-        t.check("id" in msg and msg.get("id") is None, "MSG-01", "a parse error's response must carry \"id\": null",
-                sent, got.raw)
+        if not ("id" in msg and msg.get("id") is None):
+            t.note(f"the parse error's id is {msg.get('id')!r}; JSON-RPC asks for null ({NULL_ID_CONFLICT})")
     still_serving(t, peer, "MSG-01", "unparseable input")
 
 
@@ -252,13 +267,14 @@ def unknown_method_is_32601(t: ServerCheck) -> None:
 @server_case(MESSAGES, "MSG-01", "MSG-08")
 def notifications_are_not_answered(t: ServerCheck) -> None:
     """A notification (here an unknown one) gets no response of any kind; the next request is
-    answered normally."""
+    answered normally. (A line on stdout that is not a message is not an answer: the stdio cases
+    judge it.)"""
     peer = t.session()
     sent = peer.notify("notifications/mcp-ref-check/unknown", {"note": "ignore me"})
     before = len(peer.stray)
     reply = peer.request("ping")
     t.answered(reply, "ping after an unknown notification")
-    answers = peer.stray[before:]
+    answers = peer.responses_since(before)  # lines that are not messages are TR-04's, not answers
     t.check(not answers, "MSG-01", "the server answered a notification", sent, answers[0].raw if answers else None)
 
 

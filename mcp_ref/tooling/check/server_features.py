@@ -28,14 +28,17 @@ called with ``--call-tools``.
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 from . import shapes
+from .helpers import settle, still_serving
 from .model import server_case
-from .peer import Peer, Reply
-from .server_check import ServerCheck
+from .peer import Peer, Reply, waited
+from .server_check import ServerCheck, ToolTiming
 
 TOOLS = "server/tools"
+CANCELLATION = "basic/utilities/cancellation"
 RESOURCES = "server/resources"
 PROMPTS = "server/prompts"
 MAX_ITEMS = 20  # resources read / prompts got / tools called per case
@@ -45,7 +48,7 @@ FILLER = "mcp-ref-check"
 def first_page(t: ServerCheck, method: str, key: str, capability_id: str) -> tuple[Peer, Reply, Any]:
     peer = t.session()
     reply = peer.request(method)
-    result = t.expect_result(reply, capability_id, method)
+    result = t.expect_result(reply, capability_id, method, peer=peer)
     return peer, reply, result
 
 
@@ -152,29 +155,84 @@ def callable_tools(t: ServerCheck) -> list[tuple[dict[str, Any], dict[str, Any]]
     return [(tool, args) for tool, args in tools if args is not None]
 
 
-@server_case(TOOLS, "TOOL-05", "TOOL-17", call_tools=True)
+TOOL_UNION = "CallToolResult.content: TextContent, ImageContent or EmbeddedResource"
+
+
+@server_case(TOOLS, "TOOL-05", "TOOL-17", "LC-14", call_tools=True)
 def tool_results_are_well_formed(t: ServerCheck) -> None:
     """With --call-tools: each tool whose input schema the kit can satisfy is called (with a
-    progress token); its result is a content array of text, image (base64 with a MIME type) or
-    resource items, isError a boolean if present. A -32603 for valid arguments is a tool failure
-    that should have been an isError result."""
+    progress token, within --call-timeout, which each progress notification restarts); its result
+    is a content array of text, image (base64 with a MIME type) or resource items, isError a
+    boolean if present. Content types of later revisions are LC-14 (the negotiated version). A
+    -32603 for valid arguments is a tool failure that should have been an isError result. A tool
+    that overruns the budget is one finding, and the next tools are still called."""
     t.require("tools")
     peer = t.session()
     called = callable_tools(t)
     if not called:
         t.skip("no tool has an input schema the kit can satisfy")
+    budget = t.run.options.call_timeout
     for number, (tool, arguments) in enumerate(called):
         name = tool.get("name")
-        params = {"name": name, "arguments": arguments, "_meta": {"progressToken": f"{FILLER}-tool-{number}"}}
-        reply = peer.request("tools/call", params, timeout=max(t.timeout, 10.0))
-        t.answered(reply, f"tools/call {name}")
+        token = f"{FILLER}-tool-{number}-{secrets.token_hex(3)}"
+        params = {"name": name, "arguments": arguments, "_meta": {"progressToken": token}}
+        started = time.monotonic()
+        reply = peer.wait(peer.send_request("tools/call", params), budget, progress_token=token,
+                          limit=t.run.options.call_limit)
+        t.run.tool_timings[str(name)] = ToolTiming(time.monotonic() - started, reply.progress, reply.answered)
+        if not reply.answered:
+            if reply.closed:
+                t.fail("MSG-01", f"tools/call {name}: the connection ended before an answer", reply.sent,
+                       reply.got_text(), knock_on=True)
+            t.check(False, "MSG-01", f"tools/call {name}: no response within {waited(reply.waited)} (--call-timeout "
+                    f"{budget:g} s, restarted by each of {reply.progress} progress notification(s)); the call was "
+                    "cancelled and the next tools are still called", reply.sent, reply.got_text())
+            peer.notify("notifications/cancelled", {"requestId": reply.request_id, "reason": "over --call-timeout"})
+            continue
         if reply.is_error:
             t.check(reply.code != -32603, "TOOL-17", f"{name} failed with -32603 instead of an isError result",
                     reply.sent, reply.got)
             t.note(f"{name}: error {reply.code}")
             continue
-        t.shape(shapes.call_tool_result(reply.result), "TOOL-05", f"the result of {name}", reply)
-    t.note(f"called {len(called)} tool(s): {', '.join(str(tool.get('name')) for tool, _ in called)}")
+        t.content(shapes.call_tool_result(reply.result), "TOOL-05", f"the result of {name}", reply, TOOL_UNION)
+    t.note(f"called {len(called)} tool(s): " + ", ".join(
+        f"{tool.get('name')} ({t.run.tool_timings[str(tool.get('name'))].seconds:.1f} s)" for tool, _ in called))
+
+
+SLOW = 1.0  # seconds: a tool that took this long (or reported progress twice) can be cancelled while it runs
+
+
+@server_case(CANCELLATION, "CAN-04", "CAN-18", "CAN-06", call_tools=True)
+def cancelled_tool_stops(t: ServerCheck) -> None:
+    """With --call-tools: the slowest tool (one that took a second or more, or reported progress
+    twice, when it was called) is called again and cancelled while it runs. Once the cancellation
+    has had a moment to arrive, no progress for it follows (CAN-04, CAN-18: processing stops) and
+    no response either (CAN-06)."""
+    t.require("tools")
+    slow = sorted(((timing.seconds, name) for name, timing in t.run.tool_timings.items()
+                   if timing.answered and (timing.seconds >= SLOW or timing.progress >= 2)), reverse=True)
+    if not slow:
+        t.skip("no tool was slow enough to be cancelled while running (--call-tools found none taking "
+               f"{SLOW:g} s or reporting progress)")
+    seconds, name = slow[0]
+    tool, arguments = next((tool, args) for tool, args in callable_tools(t) if tool.get("name") == name)
+    peer = t.session()
+    token = f"{FILLER}-cancel-{secrets.token_hex(3)}"
+    call = peer.send_request("tools/call", {"name": name, "arguments": arguments, "_meta": {"progressToken": token}})
+    peer.collect(min(seconds / 3, 1.0))
+    cancel = peer.notify("notifications/cancelled", {"requestId": call.request_id, "reason": "checking CAN-04"})
+    peer.collect(settle(t))  # a message already on its way when the cancellation arrived is no fault
+    after = peer.collect(min(seconds + settle(t), t.run.options.call_timeout))
+    progress = [m for m in after if isinstance(m.msg, dict) and m.msg.get("method") == "notifications/progress"
+                and shapes.as_dict(m.msg.get("params")).get("progressToken") == token]
+    answers = [m for m in after if isinstance(m.msg, dict) and "method" not in m.msg
+               and m.msg.get("id") == call.request_id]
+    t.check(not progress, "CAN-04", f"{name} kept running after its cancellation: {len(progress)} progress "
+            "notification(s) followed", cancel, progress[0].raw if progress else None)
+    t.check(not answers, "CAN-06", f"{name} was answered after its cancellation", cancel,
+            answers[0].raw if answers else None)
+    t.note(f"cancelled {name} (it took {seconds:.1f} s when called)")
+    still_serving(t, peer, "CAN-04", "a cancelled tool call")
 
 
 @server_case(TOOLS, "TOOL-08", call_tools=True)
@@ -230,6 +288,9 @@ def listed_resources_can_be_read(t: ServerCheck) -> None:
         if reply.is_error:
             t.note(f"{resource['uri']} is listed but reading it failed with {reply.code}")
             continue
+        if len(reply.got or "") > 4 * 1024 * 1024:
+            t.note(f"{resource['uri']} is {len(reply.got or '')} characters long: not checked further")
+            continue
         problems = shapes.read_result(reply.result)
         t.shape([p for p in problems if "base64" in p], "RES-10", f"reading {resource['uri']}", reply)
         t.shape([p for p in problems if "base64" not in p], "RES-01", f"reading {resource['uri']}", reply)
@@ -269,7 +330,7 @@ def subscribe_and_unsubscribe(t: ServerCheck) -> None:
     uri = resources[0]["uri"]
     for method in ("resources/subscribe", "resources/unsubscribe"):
         reply = peer.request(method, {"uri": uri})
-        result = t.expect_result(reply, "RES-01", f"{method} {uri}")
+        result = t.expect_result(reply, "RES-01", f"{method} {uri}", peer=peer)
         t.shape(shapes.empty_result(result), "RES-01", f"the {method} result", reply)
 
 
@@ -338,7 +399,9 @@ def _row_for(problem: str) -> str:
 
 def _prompt_findings(t: ServerCheck, name: str, reply: Reply) -> None:
     """Shape problems of a prompts/get result, each against the row that covers it."""
-    problems = shapes.get_prompt_result(reply.result)
+    foreign, problems = shapes.outside_union(shapes.get_prompt_result(reply.result))
+    t.content(foreign, "PRM-01", f"prompt {name}", reply, "PromptMessage.content: TextContent, ImageContent or "
+              "EmbeddedResource")
     for row in ("PRM-01", "PRM-03", "PRM-04", "PRM-06"):
         t.shape([p for p in problems if _row_for(p) == row], row, f"prompt {name}", reply)
     messages = reply.result.get("messages") if isinstance(reply.result, dict) else None
@@ -349,11 +412,11 @@ def _prompt_findings(t: ServerCheck, name: str, reply: Reply) -> None:
                     f"the resource embedded in message {i} of prompt {name} has no mimeType", reply.sent, reply.got)
 
 
-@server_case(PROMPTS, "PRM-01", "PRM-03", "PRM-04", "PRM-05", "PRM-06")
+@server_case(PROMPTS, "PRM-01", "PRM-03", "PRM-04", "PRM-05", "PRM-06", "LC-14")
 def listed_prompts_can_be_got(t: ServerCheck) -> None:
     """Each listed prompt (up to 20), got with its required arguments filled in, returns messages
     with role user or assistant and text, image (base64, MIME type) or embedded-resource content
-    (URI, MIME type, text or base64 blob)."""
+    (URI, MIME type, text or base64 blob); content types of later revisions are LC-14."""
     t.require("prompts")
     prompts = [p for p in t.info.prompts or [] if isinstance(p.get("name"), str)][:MAX_ITEMS]
     if not prompts:

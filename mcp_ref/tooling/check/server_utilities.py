@@ -90,6 +90,22 @@ def log_messages_are_declared_and_well_formed(t: ServerCheck) -> None:
                 t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(str(note)))
 
 
+LOG_FLOOD = 100  # log notifications within one second (wire.LOG_WINDOW) that make a flood
+
+
+@server_case(LOGGING, "LOG-05", audit=True)
+def log_messages_are_rate_limited(t: ServerCheck) -> None:
+    """No connection of the run received more than 100 log notifications within one second: a
+    server should throttle its log messages."""
+    worst = max(t.run.wires, key=lambda wire: wire.log_peak, default=None)
+    if worst is None or worst.log_count == 0:
+        t.note("no log message was sent in this run")
+        return
+    t.check(worst.log_peak <= LOG_FLOOD, "LOG-05", f"{worst.log_peak} log notifications arrived within one second "
+            f"({worst.log_count} on that connection in all): log messages are not rate limited")
+    t.note(f"at most {worst.log_peak} log notification(s) within one second")
+
+
 @server_case(LOGGING, "LOG-20", audit=True)
 def log_level_is_respected(t: ServerCheck) -> None:
     """After logging/setLevel succeeded on a connection, no log message below that level arrives

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable
 from typing import Any
 
 Problems = list[str]
+MAX_SPLIT_LINES = 200  # lines a pretty-printed message may span, as far as stdout_fragments looks
+NOT_IN_UNION = ", not in the 2024-11-05 content union"  # marks a content type of another revision
+
+
+def outside_union(problems: Problems) -> tuple[Problems, Problems]:
+    """(content types of 2024-11-05's union that are not in it, every other problem)."""
+    return [p for p in problems if NOT_IN_UNION in p], [p for p in problems if NOT_IN_UNION not in p]
 ROLES = ("user", "assistant")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -187,7 +195,7 @@ def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "re
     if kind is None:
         return problems
     if kind not in kinds:
-        problems.append(f"{path}.type is {kind!r}, not one of {', '.join(kinds)}")
+        problems.append(f"{path}.type is {kind!r}{NOT_IN_UNION} ({', '.join(kinds)})")
     elif kind == "text":
         need(item, path, "text", "string", problems)
     elif kind == "image":
@@ -400,3 +408,50 @@ def create_message_result(result: Any) -> Problems:
     need(result, "result", "model", "string", problems)
     need(result, "result", "stopReason", "string", problems, optional=True)
     return problems
+
+
+# --- lines of a stdio stream -------------------------------------------------------------------
+
+
+def is_message(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+
+
+def stdout_fragments(lines: list[bytes]) -> tuple[list[str], list[str]]:
+    """Sort the lines of stdout that are not messages: (pieces of messages split by raw newlines,
+    anything else). A run of bad lines that joins into a message is the first kind."""
+    split: list[str] = []
+    garbage: list[str] = []
+    run: list[bytes] = []
+
+    def flush() -> None:
+        if not run:
+            return
+        joined = b"\n".join(run)
+        try:
+            whole = is_message(json.loads(joined))
+        except (ValueError, RecursionError):
+            whole = False
+        (split if whole and len(run) > 1 else garbage).extend(r.decode("utf-8", "replace") for r in run)
+        run.clear()
+
+    for line in lines:
+        try:
+            good = is_message(json.loads(line.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            good = False
+        if good:
+            flush()
+        else:
+            run.append(line)
+            if len(run) > MAX_SPLIT_LINES:  # no message is split over this many lines: it is not one
+                garbage.extend(r.decode("utf-8", "replace") for r in run)
+                run.clear()
+                continue
+            try:
+                if is_message(json.loads(b"\n".join(run))):
+                    flush()
+            except (ValueError, RecursionError):
+                pass
+    flush()
+    return split, garbage

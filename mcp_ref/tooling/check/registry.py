@@ -1,0 +1,39 @@
+"""The registry of cases: importing the case modules registers them (model.server_case and
+model.client_case); this module is what the runner, the command line and ``mcp-ref spec`` read.
+
+Not a spec section: the conformance checker's list of cases (see __init__.py).
+
+The kit's imports form layers, with no cycle (tests/test_check.py walks them, function-level and
+``TYPE_CHECKING`` imports included):
+
+1. leaves: ``model`` (cases, findings, statuses), ``shapes`` (data shapes), ``wire`` (bytes),
+   ``sections`` (where each requirement sits in the spec);
+2. sessions: ``peer`` (the kit as a client), ``server_check`` and ``client_check`` (the check
+   contexts a case receives), ``client_links``, and ``helpers`` (what several server cases share);
+3. the case modules (``server_*``, ``client_cases``), which import the layers above and never
+   each other, nor this module;
+4. this registry; then ``runner`` (a whole run), ``report``, ``hostile`` runs and ``cli``.
+"""
+
+from __future__ import annotations
+
+from . import (  # noqa: F401  (imported to register their cases)
+    client_cases,
+    server_basic,
+    server_basic_utilities,
+    server_features,
+    server_hostile,
+    server_transports,
+    server_utilities,
+)
+from .model import CLIENT_CASES, SERVER_CASES, Case
+
+
+def all_server_cases() -> list[Case]:
+    """Every server case, in page order."""
+    return list(SERVER_CASES)
+
+
+def all_client_cases() -> list[Case]:
+    """Every client case, in page order."""
+    return list(CLIENT_CASES)
