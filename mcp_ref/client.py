@@ -189,6 +189,50 @@ class Client:
                               ping_interval=ping_interval, trace=trace)
 
     @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        fallback: bool = True,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
+    ) -> Client:
+        """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
+
+        The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http_client.py).
+        ``headers`` go with every HTTP request (``{"Authorization": "Bearer ..."}``). ``timeout``
+        bounds each POST, each request and the opening of the server's stream. An older server
+        that answers the ``initialize`` POST with a 4xx (other than 401 and 403) is reached over
+        HTTP with SSE at the same URL instead, unless ``fallback=False``: so ``Client.http(url)``
+        reaches either kind. The other options are the constructor's.
+        """
+        from .machinery.http_client import HttpError
+        from .streamable_http_client import StreamableHttpClientTransport
+
+        options: dict[str, Any] = dict(
+            client_info=client_info, sampling_handler=sampling_handler, roots=roots, on_log_message=on_log_message,
+            on_resource_updated=on_resource_updated, on_list_changed=on_list_changed,
+            on_notification=on_notification, ping_interval=ping_interval, trace=trace)
+        # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers
+        transport = StreamableHttpClientTransport(url, headers=headers, timeout=timeout)
+        try:
+            return cls._connected(transport, timeout=timeout, **options)
+        except HttpError as exc:
+            # SHTTP-43: a 4xx to initialize (405, 404...) is an HTTP with SSE server: GET, endpoint
+            if not fallback or not 400 <= exc.status < 500 or exc.status in (401, 403):
+                raise
+        return cls.sse(url, headers=headers, timeout=timeout, **options)
+
+    @classmethod
     def _connected(cls, transport: Transport, **kwargs: Any) -> Client:
         try:
             client = cls(transport, **kwargs)

@@ -29,6 +29,7 @@ from typing import Any
 
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
+from .machinery import related
 from .machinery.crew import Crew, CrewFull, Errand, RefusableJob
 from .machinery.reading import Countdown, Reading, Transport
 from .machinery.reply import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
@@ -358,6 +359,7 @@ class Session:
             return
         outcome: dict[str, Any] | McpError
         interrupted: BaseException | None = None
+        handling = related.handling(self._transport, ctx.request_id)  # what the handler sends belongs to it
         try:
             outcome = self._on_request(ctx)
             if not isinstance(outcome, dict):  # a result is always a JSON object
@@ -373,6 +375,8 @@ class Session:
                                     f"was stopped ({type(exc).__name__})")
             if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
                 interrupted = exc  # Ctrl-C meant for the program: answer, then let it through
+        finally:
+            related.done(handling)
         self._finish(ctx, outcome)
         if interrupted is not None:
             raise interrupted

@@ -2,15 +2,16 @@
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL
+    mcp-ref serve [TARGET] [--transport sse|http --host H --port P --allow-host NAME --allow-origin URL
                    --relay redis://HOST:PORT/DB --quiet] [--trace-file PATH]
-        serve TARGET over stdio (or HTTP with SSE). TARGET is module:attribute (found from the
-        current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
-        (default ``server``) is a Server or a no-argument function returning one. ``--relay``
-        lets several such processes, on one host or many, serve the same sessions (relay.py).
-        Over SSE each HTTP request is logged on stderr in one line (``--quiet``: not logged);
-        the options of HTTP given without ``--transport sse`` are an error, not ignored.
-    mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
+        serve TARGET over stdio (or HTTP: ``http`` serves Streamable HTTP at /mcp and HTTP with
+        SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found
+        from the current directory, as ``python -m`` does) or path/to/file.py:attribute; the
+        attribute (default ``server``) is a Server or a no-argument function returning one.
+        ``--relay`` lets several such processes, on one host or many, serve the same sessions
+        (relay.py). Over HTTP each request is logged on stderr in one line (``--quiet``: not
+        logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error.
+    mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
         connect, initialize, send one request, print its result. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
@@ -18,7 +19,7 @@ Not a spec section; a thin shell over Client and Server.
         with their level and logger (``--quiet``: not shown).
         ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
         and requirement IDs (explain.py); both together: the explanation, then the message.
-    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace] [--explain]
+    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
     mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
@@ -93,8 +94,8 @@ class TraceFile:
 
 
 def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
-    """The HTTP options given to ``serve`` without ``--transport sse``: they would do nothing."""
-    if args.transport == "sse":
+    """The HTTP options given to ``serve`` without ``--transport sse`` or ``http``: they would do nothing."""
+    if args.transport in ("sse", "http"):
         return []
     given = {"--host": args.host is not None, "--port": args.port is not None, "--allow-host": bool(args.allow_host),
              "--allow-origin": bool(args.allow_origin), "--relay": args.relay is not None}
@@ -104,9 +105,9 @@ def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
 def cmd_serve(args: argparse.Namespace) -> int:
     misplaced = _options_of_http_without_sse(args)
     if misplaced:  # before importing anything: a stdio server here would be a silent surprise
-        return _fail(f"{' and '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} for --transport sse, "
-                     "which is missing: add --transport sse (without it, mcp-ref serve speaks stdio, on stdin "
-                     "and stdout)")
+        return _fail(f"{' and '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} for --transport sse or "
+                     "http, which is missing: add --transport sse or http (without it, mcp-ref serve speaks stdio, "
+                     "on stdin and stdout)")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         with stdout_to_stderr():  # TR-04: a print() at import time must not reach the client
@@ -151,7 +152,11 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
               file=sys.stderr)
 
     def ready(url: str) -> None:
-        print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
+        if args.transport == "http":  # the same app serves both (streamable_http.py): the new one first
+            print(f"mcp-ref: serving {server.name} over Streamable HTTP at {url.rsplit('/', 1)[0]}/mcp", flush=True)
+            print(f"mcp-ref: and over HTTP with SSE at {url}", flush=True)
+        else:
+            print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
     server.serve_sse(host, port, on_ready=ready, trace=trace, log_requests=not args.quiet, **options)
     return 0
@@ -164,6 +169,8 @@ def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
     where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
+    where.add_argument("--http", metavar="URL", help="connect to this Streamable HTTP endpoint, e.g. "
+                                                    "http://127.0.0.1:8000/mcp (an HTTP with SSE one works too)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every message on stderr")
     parser.add_argument("--explain", action="store_true",
@@ -178,10 +185,12 @@ def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
 
         trace = tracer("client", show_json=args.trace)
     options.update(timeout=args.timeout, trace=trace)
-    target = args.stdio or args.sse
+    target = args.stdio or args.sse or args.http
     try:
         if args.stdio:
             return Client.stdio(shlex.split(args.stdio), **options)
+        if args.http:
+            return Client.http(args.http, **options)
         return Client.sse(args.sse, **options)
     except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
         _fail(_could_not_connect(target, str(exc)))
@@ -431,9 +440,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
                        help="module:attribute or file.py:attribute of an mcp_ref Server, or of a function "
                             f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
-    serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
-    serve.add_argument("--host", help=f"for sse: the address to bind (default {DEFAULT_HOST})")
-    serve.add_argument("--port", type=int, help=f"for sse: the port (default {DEFAULT_PORT}; 0 picks a free one)")
+    serve.add_argument("--transport", choices=["stdio", "sse", "http"], default="stdio",
+                       help="default: stdio; http serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
+    serve.add_argument("--host", help=f"for sse and http: the address to bind (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"for sse and http: the port (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="for sse: also accept this name in the Host header (repeatable; '*' for any)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",

@@ -39,20 +39,25 @@ class Target:
     stdio: str | list[str] | None = None
     sse: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    http: str | None = None  # a Streamable HTTP endpoint (http_wire.py)
 
     @property
     def kind(self) -> str:
-        return "stdio" if self.stdio is not None else "sse"
+        return "stdio" if self.stdio is not None else "http" if self.http is not None else "sse"
 
     def describe(self) -> str:
         if self.stdio is not None:
             return self.stdio if isinstance(self.stdio, str) else " ".join(self.stdio)
-        return str(self.sse)
+        return str(self.http if self.http is not None else self.sse)
 
     def open(self, timeout: float, headers: dict[str, str] | None = None) -> Wire:
         """A new connection (``headers``: extra HTTP headers, for SSE)."""
         if self.stdio is not None:
             return StdioWire(self.stdio, timeout)
+        if self.http is not None:
+            from .http_wire import StreamableHttpWire
+
+            return StreamableHttpWire(self.http, timeout, {**self.headers, **(headers or {})})
         assert self.sse is not None
         return SseWire(self.sse, timeout, {**self.headers, **(headers or {})})
 
@@ -291,6 +296,8 @@ class ServerRun:
             return "runs the server's tools: only with --call-tools"
         if case.hostile and not self.options.hostile:
             return "sends hostile input: only with --hostile"
+        if case.hostile and self.target.kind == "http":  # its wires are stdio's and HTTP with SSE's (http_wire.py)
+            return "sends hostile input over stdio and HTTP with SSE only, not yet over Streamable HTTP"
         if self.gone is not None and not case.audit:
             return f"not run: the server went away ({self.gone})"
         return None
