@@ -52,6 +52,15 @@ CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
 
 NotificationCallback = Callable[[str, dict[str, Any]], None]
 
+# The constructor's options, which Client.stdio, .sse and .http list again so that help() and
+# editors show them, and pass on with _options(locals()).
+OPTIONS = ("client_info", "sampling_handler", "roots", "on_log_message", "on_resource_updated", "on_list_changed",
+           "on_notification", "ping_interval", "trace")
+
+
+def _options(given: dict[str, Any]) -> dict[str, Any]:
+    return {name: given[name] for name in OPTIONS}
+
 def print_trace(direction: str, data: bytes) -> None:
     """The ``trace=True`` hook: each message on stderr, ``client -> server  {json}`` or ``<-``."""
     arrow = "client -> server" if direction == "->" else "client <- server"
@@ -151,10 +160,7 @@ class Client:
         """
         # TR-01: stdio, the transport every client should offer
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
-        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
-                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
-                              on_list_changed=on_list_changed, on_notification=on_notification,
-                              ping_interval=ping_interval, trace=trace)
+        return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
     def sse(
@@ -183,10 +189,7 @@ class Client:
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
-        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
-                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
-                              on_list_changed=on_list_changed, on_notification=on_notification,
-                              ping_interval=ping_interval, trace=trace)
+        return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
     def http(
@@ -218,10 +221,7 @@ class Client:
         from .machinery.http_client import HttpError
         from .streamable_http_client import StreamableHttpClientTransport
 
-        options: dict[str, Any] = dict(
-            client_info=client_info, sampling_handler=sampling_handler, roots=roots, on_log_message=on_log_message,
-            on_resource_updated=on_resource_updated, on_list_changed=on_list_changed,
-            on_notification=on_notification, ping_interval=ping_interval, trace=trace)
+        options = _options(locals())
         # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers
         transport = StreamableHttpClientTransport(url, headers=headers, timeout=timeout)
         try:

@@ -149,8 +149,7 @@ class Session:
         self._shutdown(reason)
 
     def _shutdown(self, reason: str, *, wait: bool = True) -> None:
-        """Everything waiting fails at once; then the transport is released (``wait=False``: on a
-        thread of its own, as stopping a child process may take seconds)."""
+        """All waiting fail at once; the transport is released (``wait=False``: on a thread of its own)."""
         with self._lock:
             if self._closed:
                 return
@@ -189,8 +188,7 @@ class Session:
     # --- sending ---------------------------------------------------------------------------------
 
     def _write(self, data: bytes, timeout: float | None = None) -> None:
-        """One encoded message to the transport, within ``timeout`` (default: the session's);
-        ``TimeoutError`` if the peer did not take it, ``ConnectionClosed`` if the channel broke."""
+        """One message to the transport in time (``TimeoutError``), or ``ConnectionClosed`` if it broke."""
         if self._trace is not None:
             self._trace("->", data)
         try:
@@ -268,8 +266,7 @@ class Session:
 
     def give_up(self, out: OutgoingRequest, reason: str | None, notice_timeout: float = CANCEL_NOTICE_TIMEOUT,
                 error: McpError | None = None) -> bool:
-        """Stop waiting for our request ``out``, tell the peer within ``notice_timeout`` seconds, and
-        fail its caller with ``error`` (default: ``RequestCancelled``); False if it was answered."""
+        """Stop waiting for ``out``, tell the peer, fail its caller (``RequestCancelled``); False if answered."""
         if not self._forget(out.id):  # CAN-02, CAN-17: only while it is still pending
             return False
         if notice_timeout > 0:
