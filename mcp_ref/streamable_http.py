@@ -86,7 +86,7 @@ from .machinery.http_streams import (
 )
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
-from .machinery.streamable_session import _Busy, _LocalStream, _Opened, _SessionTransport
+from .machinery.streamable_session import Busy, LocalStream, OpenedSession, SessionTransport
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
 
 log = logging.getLogger("mcp_ref.streamable_http")
@@ -125,7 +125,7 @@ def _relay_key(session_id: str) -> str:
     return _RELAY_KEY + session_id
 
 
-SessionOpener = Callable[[Any], _Opened]  # open_session(transport) -> a session not yet started
+SessionOpener = Callable[[Any], OpenedSession]  # open_session(transport) -> a session not yet started
 
 
 class _RelayedStream:
@@ -190,7 +190,7 @@ class StreamableHttpApp:
         self.idle_timeout = idle_timeout
         self.quick_answer = quick_answer
         self.relay, self._owns_relay = relay_from(relay)
-        self._sessions: dict[str, _SessionTransport] = {}
+        self._sessions: dict[str, SessionTransport] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._sweeper: threading.Thread | None = None
@@ -292,7 +292,7 @@ class StreamableHttpApp:
         if kind is not messages.REQUEST:
             refusal = transport.take(body, msg, kind, None)
             return _error(404, _GONE) if refusal is not None else _accepted()  # SHTTP-12
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         refusal = transport.take(body, msg, kind, stream)
         if refusal is not None:
             return self._refusal(refusal, msg["id"])
@@ -301,7 +301,7 @@ class StreamableHttpApp:
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
         session_id = secrets.token_hex(16)  # SHTTP-35, SHTTP-36: 128 random bits, as hex: visible ASCII only
-        transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
+        transport = SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
                 self._sweep_locked()
@@ -316,7 +316,7 @@ class StreamableHttpApp:
         transport.session = session
         session.on_close(lambda s: self._forget(session_id))
         session.start()
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.take(body, msg, messages.REQUEST, stream)
 
         def answered(answer: dict[str, Any]) -> None:
@@ -327,7 +327,7 @@ class StreamableHttpApp:
                             headers={SESSION_HEADER: session_id}, answered=answered)
 
     def _refusal(self, refusal: McpError, request_id: RequestId) -> Response:
-        if isinstance(refusal, _Busy):
+        if isinstance(refusal, Busy):
             return _error(503, refusal.message, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         if refusal.code == CONNECTION_CLOSED:
             return _error(404, _GONE)
@@ -392,7 +392,7 @@ class StreamableHttpApp:
             transport = self._sessions.get(session_id)
         if transport is None:
             return self._relay_get(request, session_id)
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.listen(stream)  # SHTTP-25: a stream, or 405 where a server offers none
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive)
 
@@ -484,7 +484,7 @@ class StreamableHttpApp:
         except RelayUnavailable:
             return True  # cannot tell now: keep waiting
 
-    def _relayed(self, transport: _SessionTransport, payload: bytes) -> None:
+    def _relayed(self, transport: SessionTransport, payload: bytes) -> None:
         """A message for a session of ours, relayed from the process where it arrived (called
         on the relay's thread: it must not block)."""
         header, _, body = payload.partition(b"\n")
@@ -541,7 +541,7 @@ class StreamableHttpApp:
                 if transport.session is not None:
                     transport.session.close(f"unused for {self.idle_timeout:g} s")
 
-    def _idle_sessions(self) -> list[_SessionTransport]:
+    def _idle_sessions(self) -> list[SessionTransport]:
         now = time.monotonic()
         idle = []
         for transport in self._sessions.values():
@@ -562,7 +562,7 @@ class StreamableHttpApp:
 _GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
 
 
-def _abandon(stream: _LocalStream) -> None:
+def _abandon(stream: LocalStream) -> None:
     """The response is over: nothing more goes into its queue."""
     stream.abandon()
 

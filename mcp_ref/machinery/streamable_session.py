@@ -1,13 +1,13 @@
 """One Streamable HTTP session as the engine sees it: its inbox, and the streams its messages go out on.
 
 Not a spec section: the session's side of streamable_http.py, whose ``StreamableHttpApp`` makes
-one ``_SessionTransport`` per session and hands it the streams of the HTTP responses it writes.
+one ``SessionTransport`` per session and hands it the streams of the HTTP responses it writes.
 The page's rules of where each message goes (its points 3 and 4) are kept here, each ID at its
 line; what this module adds is the bookkeeping and the bounds. In short:
 
 1. What a POST brings goes into ``inbox`` (``take``), which the engine reads (``receive``). A
    request gets a *route*: the stream its answer will go on, the response of the POST that
-   carried it. At most ``max_in_flight`` routes at once (one more is ``_Busy``: HTTP 503); an id
+   carried it. At most ``max_in_flight`` routes at once (one more is ``Busy``: HTTP 503); an id
    already in flight is refused, and the first request keeps its stream (MSG-04).
 2. Each message the engine sends goes on exactly one stream (``send``): a response on its
    request's, which is then done; a message sent while a handler of this session runs
@@ -16,7 +16,7 @@ line; what this module adds is the bookkeeping and the bounds. In short:
 3. While no GET stream is open, what belongs on it waits in a backlog of at most ``max_queued``
    messages and ``max_queued_bytes`` in all, the oldest dropped first; the next GET stream gets
    them. A newer GET stream replaces the older one, which ends.
-4. A stream this process writes (``_LocalStream``) is a bounded queue that the response's writer
+4. A stream this process writes (``LocalStream``) is a bounded queue that the response's writer
    drains (machinery/http_streams.py): at most ``max_queued`` messages of at most
    ``max_queued_bytes`` in all. A sender that finds no room waits up to its timeout; then the
    stream is given up and its socket shut down. A stream that another process writes is
@@ -44,8 +44,9 @@ from .memory import put_end_marker
 log = logging.getLogger("mcp_ref.streamable_http")  # the transport's own logger, as before the split
 
 
-class _Opened(Protocol):
-    """What this module needs of the session the opener returns (session.Session)."""
+class OpenedSession(Protocol):
+    """The session a ``SessionTransport`` serves (session.Session), as the app uses it: started
+    once opened, closed on DELETE, when unused, or when the server shuts down."""
 
     def start(self) -> None: ...
 
@@ -57,7 +58,7 @@ class _Opened(Protocol):
 # --- where the engine's messages go: streams ------------------------------------------------------
 
 
-class _Stream(Protocol):
+class Stream(Protocol):
     """One HTTP response being written, as the session sees it: ``put`` a message on it (within
     ``timeout``: ``TimeoutError`` if its writer took nothing; ``OSError`` if its client or
     writer is gone), ``end`` it."""
@@ -67,7 +68,7 @@ class _Stream(Protocol):
     def end(self) -> None: ...
 
 
-class _LocalStream:
+class LocalStream:
     """A response this process writes: a bounded queue its writer drains.
 
     At most ``max_queued`` messages of at most ``max_queued_bytes`` in all wait (a larger message
@@ -131,12 +132,12 @@ class _LocalStream:
             self._room.notify_all()
 
 
-class _Route:
+class Route:
     """A request of the client in flight: the stream its answer goes on."""
 
     __slots__ = ("stream", "method")
 
-    def __init__(self, stream: _Stream, method: str) -> None:
+    def __init__(self, stream: Stream, method: str) -> None:
         self.stream = stream
         self.method = method
 
@@ -144,7 +145,7 @@ class _Route:
 # --- the session's transport ----------------------------------------------------------------------
 
 
-class _SessionTransport:
+class SessionTransport:
     """The engine's transport for one session: what POSTs bring goes into ``inbox``; each message
     the engine sends goes on one stream (SHTTP-30), chosen by what it is:
 
@@ -158,12 +159,12 @@ class _SessionTransport:
     def __init__(self, session_id: str, max_queued: int, max_in_flight: int, max_queued_bytes: int) -> None:
         self.session_id = session_id
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.session: _Opened | None = None
+        self.session: OpenedSession | None = None
         self.last_seen = time.monotonic()
         self._max_in_flight = max_in_flight
         self._lock = threading.Lock()
-        self._routes: dict[RequestId, _Route] = {}
-        self._listener: _Stream | None = None
+        self._routes: dict[RequestId, Route] = {}
+        self._listener: Stream | None = None
         self._backlog: collections.deque[bytes] = collections.deque(maxlen=max_queued)
         self._backlog_bytes = 0
         self._max_backlog_bytes = max_queued_bytes
@@ -171,7 +172,7 @@ class _SessionTransport:
 
     # --- what the client sent (from the HTTP side) ---
 
-    def take(self, body: bytes, msg: dict[str, Any], kind: str, stream: _Stream | None) -> McpError | None:
+    def take(self, body: bytes, msg: dict[str, Any], kind: str, stream: Stream | None) -> McpError | None:
         """Queue one message for the engine; a request's answer will go on ``stream``. Returns the
         error to answer instead when the request cannot be taken (its id is in use, or too many
         requests are in flight)."""
@@ -185,9 +186,9 @@ class _SessionTransport:
                     return McpError(f"Invalid Request: id {request_id!r} is already in use by a request in "
                                     "progress", code=INVALID_REQUEST)
                 if len(self._routes) >= self._max_in_flight:
-                    return _Busy(f"this session already has {self._max_in_flight} requests in progress")
+                    return Busy(f"this session already has {self._max_in_flight} requests in progress")
                 assert stream is not None
-                self._routes[request_id] = _Route(stream, msg["method"])
+                self._routes[request_id] = Route(stream, msg["method"])
             elif kind is messages.NOTIFICATION and msg["method"] == "notifications/cancelled":
                 self._cancelled(msg.get("params"))
             self.inbox.put(body)
@@ -203,7 +204,7 @@ class _SessionTransport:
             del self._routes[request_id]  # type: ignore[arg-type]  # a valid id
             route.stream.end()
 
-    def listen(self, stream: _Stream) -> None:
+    def listen(self, stream: Stream) -> None:
         """A GET stream opened (SHTTP-23): it takes the place of any other (SHTTP-30) and first
         receives what waited for it."""
         with self._lock:
@@ -220,7 +221,7 @@ class _SessionTransport:
                 except (OSError, TimeoutError):
                     break
 
-    def unlisten(self, stream: _Stream | None = None, address: str | None = None) -> None:
+    def unlisten(self, stream: Stream | None = None, address: str | None = None) -> None:
         """The GET stream ended (or the one relayed to ``address``)."""
         with self._lock:
             self.last_seen = time.monotonic()
@@ -286,7 +287,7 @@ class _SessionTransport:
         while len(self._backlog) > 1 and self._backlog_bytes > self._max_backlog_bytes:
             self._backlog_bytes -= len(self._backlog.popleft())
 
-    def _stream_failed(self, stream: _Stream) -> None:
+    def _stream_failed(self, stream: Stream) -> None:
         with self._lock:
             if self._listener is stream:
                 self._listener = None
@@ -309,7 +310,7 @@ class _SessionTransport:
         return "the Streamable HTTP session ended"
 
 
-class _Busy(McpError):
+class Busy(McpError):
     """Too many requests of one session in flight: HTTP 503 with Retry-After."""
 
     code = INVALID_REQUEST
