@@ -86,6 +86,7 @@ from .machinery.http_streams import (
 )
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
+from .machinery.streamable_relay import forward, open_mailbox, relay_key, still_held, take_relayed
 from .machinery.streamable_session import Busy, LocalStream, OpenedSession, SessionTransport
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
 
@@ -116,44 +117,7 @@ SWEEP_SECONDS = 30.0  # how often idle sessions are looked for (at most)
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
-# Relay keys: Streamable HTTP sessions in a namespace of their own, so that a session id of the
-# other transport (sse.py shares the relay) never reaches one of ours, nor the reverse.
-_RELAY_KEY = "mcp:"
-
-
-def _relay_key(session_id: str) -> str:
-    return _RELAY_KEY + session_id
-
-
 SessionOpener = Callable[[Any], OpenedSession]  # open_session(transport) -> a session not yet started
-
-
-class _RelayedStream:
-    """A response another process writes: each message goes back to it through the relay, into
-    the mailbox named when the request was relayed (machinery/relay.py, point 5)."""
-
-    def __init__(self, relay: Relay, address: str) -> None:
-        self.relay = relay
-        self.address = address
-        self.gone = False
-
-    def put(self, data: bytes, timeout: float | None) -> None:
-        if self.gone:
-            raise OSError("the process writing this stream is gone")
-        try:
-            heard = self.relay.post(self.address, data)  # type: ignore[attr-defined]
-        except RelayUnavailable as exc:
-            raise TimeoutError(f"the relay could not carry the message: {exc}") from None
-        if not heard:
-            self.gone = True
-            raise OSError("the process writing this stream is gone")
-
-    def end(self) -> None:
-        if not self.gone:
-            try:
-                self.relay.post(self.address, b"")  # type: ignore[attr-defined]
-            except RelayUnavailable:
-                pass
 
 
 # --- the WSGI application -------------------------------------------------------------------------
@@ -311,7 +275,7 @@ class StreamableHttpApp:
             self._sessions[session_id] = transport
         self._start_sweeper()
         # Reachable from every process (through the relay) before the client learns the id.
-        self.relay.hold(_relay_key(session_id), lambda payload: self._relayed(transport, payload))
+        self.relay.hold(relay_key(session_id), lambda payload: take_relayed(self.relay, transport, payload, _GONE))
         session = self.open_session(transport)
         transport.session = session
         session.on_close(lambda s: self._forget(session_id))
@@ -424,9 +388,8 @@ class StreamableHttpApp:
 
     def _publish(self, session_id: str, kind: str, body: bytes = b"", reply: str | None = None) -> Response | None:
         """Carry a message to the process holding ``session_id``; an error Response if it cannot."""
-        envelope = json.dumps({"kind": kind, "reply": reply}).encode() + b"\n" + body
         try:
-            self.relay.publish(_relay_key(session_id), envelope)
+            forward(self.relay, session_id, kind, body, reply)
         except UnknownSession:
             return _error(404, _GONE)  # SHTTP-39
         except RelayUnavailable as exc:
@@ -440,14 +403,10 @@ class StreamableHttpApp:
             return failed
         return _accepted() if kind == "post" else Response(status=200)
 
-    def _open_mailbox(self) -> Any:
-        open_mailbox = getattr(self.relay, "open_mailbox", None)
-        return open_mailbox(self.max_queued) if open_mailbox is not None else None
-
     def _relay_post(self, request: Request, session_id: str, body: bytes, msg: dict[str, Any], kind: str) -> Response:
         if kind is not messages.REQUEST:
             return self._relay_simple(session_id, "post", body)
-        mailbox = self._open_mailbox()
+        mailbox = open_mailbox(self.relay, self.max_queued)
         if mailbox is None:  # a relay of another kind: it cannot bring answers back
             return _error(503, "this server's relay cannot carry answers back; ask its operator")
         failed = self._publish(session_id, "post", body, mailbox.address)
@@ -455,10 +414,10 @@ class StreamableHttpApp:
             mailbox.close()
             return failed
         return self._answer(request, mailbox, msg["id"], mailbox.close,
-                            still_wanted=lambda: self._still_held(session_id))
+                            still_wanted=lambda: still_held(self.relay, session_id))
 
     def _relay_get(self, request: Request, session_id: str) -> Response:
-        mailbox = self._open_mailbox()
+        mailbox = open_mailbox(self.relay, self.max_queued)
         if mailbox is None:  # a relay of another kind: it cannot bring messages back
             return _error(405, "no GET stream here", headers={"Allow": "POST, DELETE"})
         failed = self._publish(session_id, "listen", reply=mailbox.address)
@@ -466,7 +425,7 @@ class StreamableHttpApp:
             mailbox.close()
             return failed
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive,
-                                 lambda: self._still_held(session_id))
+                                 lambda: still_held(self.relay, session_id))
 
         def events() -> Iterable[bytes]:
             try:
@@ -478,48 +437,10 @@ class StreamableHttpApp:
 
         return Response(events(), status=200, mimetype="text/event-stream", headers=SSE_HEADERS)
 
-    def _still_held(self, session_id: str) -> bool:
-        try:
-            return self.relay.is_live(_relay_key(session_id))
-        except RelayUnavailable:
-            return True  # cannot tell now: keep waiting
-
-    def _relayed(self, transport: SessionTransport, payload: bytes) -> None:
-        """A message for a session of ours, relayed from the process where it arrived (called
-        on the relay's thread: it must not block)."""
-        header, _, body = payload.partition(b"\n")
-        try:
-            meta = json.loads(header)
-            kind, reply = meta["kind"], meta["reply"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("relay: dropped a relayed message that was not ours")
-            return
-        if kind == "post":
-            try:
-                msg = messages.decode(body)
-                message_kind = messages.classify(msg)  # checked where it arrived: this cannot fail
-            except McpError:
-                return
-            stream = _RelayedStream(self.relay, reply) if message_kind is messages.REQUEST else None
-            refusal = transport.take(body, msg, message_kind, stream)
-            if refusal is not None and stream is not None:
-                error = refusal if refusal.code != CONNECTION_CLOSED else McpError(_GONE, code=CONNECTION_CLOSED)
-                try:
-                    stream.put(messages.encode(messages.error_response(msg["id"], error)), 1.0)
-                except (OSError, TimeoutError):
-                    pass
-        elif kind == "listen" and isinstance(reply, str):
-            transport.listen(_RelayedStream(self.relay, reply))
-        elif kind == "unlisten" and isinstance(reply, str):
-            transport.unlisten(address=reply)
-        elif kind == "delete" and transport.session is not None:  # closing may take a second: not here
-            threading.Thread(target=transport.session.close, args=("the client ended the session (HTTP DELETE)",),
-                             name="mcp_ref-http-delete", daemon=True).start()
-
     # --- ending sessions ---------------------------------------------------------------------------
 
     def _forget(self, session_id: str) -> None:
-        self.relay.release(_relay_key(session_id))
+        self.relay.release(relay_key(session_id))
         with self._lock:
             transport = self._sessions.pop(session_id, None)
         if transport is not None:
