@@ -20,7 +20,7 @@ line; what this module adds is the bookkeeping and the bounds. In short:
    drains (machinery/http_streams.py): at most ``max_queued`` messages of at most
    ``max_queued_bytes`` in all. A sender that finds no room waits up to its timeout; then the
    stream is given up and its socket shut down. A stream that another process writes is
-   reached through the relay (``_RelayedStream``, in streamable_http.py for now).
+   reached through the relay (``RelayedStream``, streamable_relay.py).
 5. ``notifications/cancelled`` ends the stream of the request it cancels (no answer follows,
    CAN-06); the end of the session ends every stream, answered or not.
 """
