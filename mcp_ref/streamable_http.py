@@ -66,7 +66,6 @@ import json
 import logging
 import queue
 import secrets
-import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -86,6 +85,7 @@ from .machinery.http_streams import (
 )
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
+from .machinery.session_table import SessionTable
 from .machinery.streamable_relay import forward, open_mailbox, relay_key, still_held, take_relayed
 from .machinery.streamable_session import Busy, LocalStream, OpenedSession, SessionTransport
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
@@ -113,7 +113,6 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0  # seconds a session may go unused before it en
 QUICK_ANSWER_SECONDS = 0.1
 RETRY_AFTER_SECONDS = 5  # told to a client refused for too many sessions or requests
 RELAY_RETRY_AFTER_SECONDS = 2  # told to a client whose session's process cannot be reached now
-SWEEP_SECONDS = 30.0  # how often idle sessions are looked for (at most)
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -154,27 +153,18 @@ class StreamableHttpApp:
         self.idle_timeout = idle_timeout
         self.quick_answer = quick_answer
         self.relay, self._owns_relay = relay_from(relay)
-        self._sessions: dict[str, SessionTransport] = {}
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._sweeper: threading.Thread | None = None
+        self._table = SessionTable(max_sessions, idle_timeout)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         return self.dispatch(Request(environ))(environ, start_response)
 
     @property
     def session_count(self) -> int:
-        with self._lock:
-            return len(self._sessions)
+        return len(self._table)
 
     def close(self) -> None:
         """End every session (their streams end), stop the sweeper, and the relay if the app made it."""
-        self._stopping.set()
-        with self._lock:
-            transports = list(self._sessions.values())
-        for transport in transports:
-            if transport.session is not None:
-                transport.session.close("the server is shutting down")
+        self._table.close("the server is shutting down")
         if self._owns_relay:
             self.relay.close()
 
@@ -249,8 +239,7 @@ class StreamableHttpApp:
                 return _json(200, messages.encode(messages.result_response(msg["id"], {})))
             return _error(400, f"Bad Request: no {SESSION_HEADER} header; a session starts with an "  # SHTTP-38
                                "initialize request", request_id=msg["id"] if kind is messages.REQUEST else None)
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_post(request, session_id, body, msg, kind)
         if kind is not messages.REQUEST:
@@ -266,14 +255,9 @@ class StreamableHttpApp:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
         session_id = secrets.token_hex(16)  # SHTTP-35, SHTTP-36: 128 random bits, as hex: visible ASCII only
         transport = SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
-        with self._lock:
-            if len(self._sessions) >= self.max_sessions:
-                self._sweep_locked()
-            if len(self._sessions) >= self.max_sessions:
-                return _error(503, f"this server already has {self.max_sessions} sessions; try again later",
-                              headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
-            self._sessions[session_id] = transport
-        self._start_sweeper()
+        if not self._table.add(transport):
+            return _error(503, f"this server already has {self.max_sessions} sessions; try again later",
+                          headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         # Reachable from every process (through the relay) before the client learns the id.
         self.relay.hold(relay_key(session_id), lambda payload: take_relayed(self.relay, transport, payload, _GONE))
         session = self.open_session(transport)
@@ -352,8 +336,7 @@ class StreamableHttpApp:
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             return _error(400, f"Bad Request: no {SESSION_HEADER} header")  # SHTTP-38
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_get(request, session_id)
         stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
@@ -376,8 +359,7 @@ class StreamableHttpApp:
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             return _error(400, f"Bad Request: no {SESSION_HEADER} header")
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_simple(session_id, "delete")
         if transport.session is not None:
@@ -441,43 +423,9 @@ class StreamableHttpApp:
 
     def _forget(self, session_id: str) -> None:
         self.relay.release(relay_key(session_id))
-        with self._lock:
-            transport = self._sessions.pop(session_id, None)
+        transport = self._table.pop(session_id)
         if transport is not None:
             transport.close()
-
-    def _start_sweeper(self) -> None:
-        if self._sweeper is None:
-            with self._lock:
-                if self._sweeper is None and not self._stopping.is_set():
-                    self._sweeper = threading.Thread(target=self._sweep_forever, name="mcp_ref-http-sweeper",
-                                                     daemon=True)
-                    self._sweeper.start()
-
-    def _sweep_forever(self) -> None:
-        while not self._stopping.wait(min(SWEEP_SECONDS, max(0.05, self.idle_timeout / 4))):
-            with self._lock:
-                idle = self._idle_sessions()
-            for transport in idle:
-                if transport.session is not None:
-                    transport.session.close(f"unused for {self.idle_timeout:g} s")
-
-    def _idle_sessions(self) -> list[SessionTransport]:
-        now = time.monotonic()
-        idle = []
-        for transport in self._sessions.values():
-            since = transport.idle_since()
-            if since is not None and now - since >= self.idle_timeout:
-                idle.append(transport)
-        return idle
-
-    def _sweep_locked(self) -> None:
-        """Make room for a new session by ending idle ones (called with ``_lock`` held)."""
-        for transport in self._idle_sessions():
-            del self._sessions[transport.session_id]
-            if transport.session is not None:
-                threading.Thread(target=transport.session.close, args=(f"unused for {self.idle_timeout:g} s",),
-                                 daemon=True).start()
 
 
 _GONE = "Session not found: it ended or the server restarted; start a new session with initialize"

@@ -442,8 +442,8 @@ def test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expire
     assert app is not None
     waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 10}), 2)
     time.sleep(0.3)
-    with app._lock:  # the server restarts, as far as this session knows: it is forgotten
-        app._sessions.clear()
+    with app._table._lock:  # the server restarts, as far as this session knows: it is forgotten
+        app._table._sessions.clear()
         app.relay = LocalRelay()
     started = time.monotonic()
     with pytest.raises(ConnectionClosed, match="session expired"):  # SHTTP-39, 40
