@@ -57,13 +57,17 @@ answer comes back through the relay to the process that took the POST, which wri
 POST's response (or on the GET stream). Every check is made where the request arrives.
 
 Server (this module): ``StreamableHttpApp``, a WSGI application (``Server.wsgi_app()`` serves it
-at ``/mcp`` inside the HTTP with SSE application). Client: streamable_http_client.py.
+at ``/mcp`` inside the HTTP with SSE application): the checks, the status codes, and what goes
+on which response. How it runs is one floor down, in machinery/: ``streamable_session.py`` (a
+session's transport: which of its streams each message of the engine goes on, points 3 and 4,
+and the bounds of those streams), ``session_table.py`` (the sessions by id, how many, how long
+unused), ``streamable_relay.py`` (what the relay carries), ``http_streams.py`` (writing an
+event stream). Client: streamable_http_client.py.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import queue
 import secrets
 import time
@@ -75,22 +79,13 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from . import messages
-from .machinery.http_streams import (
-    OPENING,
-    SSE_HEADERS,
-    SseStreamWriter,
-    client_socket,
-    pollable,
-    sse_event,
-)
+from .machinery.http_streams import OPENING, SSE_HEADERS, SseStreamWriter, client_socket, pollable, sse_event
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 from .machinery.session_table import SessionTable
 from .machinery.streamable_relay import forward, open_mailbox, relay_key, still_held, take_relayed
 from .machinery.streamable_session import Busy, LocalStream, OpenedSession, SessionTransport
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
-
-log = logging.getLogger("mcp_ref.streamable_http")
 
 # The headers of this transport (HTTP header names are case-insensitive).
 SESSION_HEADER = "Mcp-Session-Id"
@@ -115,6 +110,8 @@ RETRY_AFTER_SECONDS = 5  # told to a client refused for too many sessions or req
 RELAY_RETRY_AFTER_SECONDS = 2  # told to a client whose session's process cannot be reached now
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+# What a request for a session that ended (or never was) is told, with HTTP 404.
+_GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
 
 SessionOpener = Callable[[Any], OpenedSession]  # open_session(transport) -> a session not yet started
 
@@ -249,7 +246,7 @@ class StreamableHttpApp:
         refusal = transport.take(body, msg, kind, stream)
         if refusal is not None:
             return self._refusal(refusal, msg["id"])
-        return self._answer(request, stream, msg["id"], lambda: _abandon(stream))
+        return self._answer(request, stream, msg["id"], stream.abandon)
 
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
@@ -271,7 +268,7 @@ class StreamableHttpApp:
             if "error" in answer:  # initialization failed: the session is of no use
                 session.close("initialize failed")
 
-        return self._answer(request, stream, msg["id"], lambda: _abandon(stream),
+        return self._answer(request, stream, msg["id"], stream.abandon,
                             headers={SESSION_HEADER: session_id}, answered=answered)
 
     def _refusal(self, refusal: McpError, request_id: RequestId) -> Response:
@@ -426,14 +423,6 @@ class StreamableHttpApp:
         transport = self._table.pop(session_id)
         if transport is not None:
             transport.close()
-
-
-_GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
-
-
-def _abandon(stream: LocalStream) -> None:
-    """The response is over: nothing more goes into its queue."""
-    stream.abandon()
 
 
 def _accepted() -> Response:
