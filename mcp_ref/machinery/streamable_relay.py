@@ -14,11 +14,14 @@ Each is checked where it arrives (streamable_http.py), then carried to the holde
    mailbox of the sending process (``open_mailbox``), for a request's answers or a GET stream's
    messages. It raises what ``Relay.publish`` raises: ``UnknownSession`` (nobody holds the
    session: HTTP 404), ``RelayUnavailable`` (503).
-3. ``take_relayed`` is the holder's side, on the relay's thread (so it never blocks): a
-   relayed request goes into the session with a ``RelayedStream`` as its stream, which posts
-   each message for it back to the mailbox; a relayed GET stream is one too.
-4. ``still_held(relay, session_id)``: whether any process holds the session still; a stream
-   written from a mailbox asks it every few seconds while idle, and ends when its holder died.
+3. ``take_relayed`` is the holder's side, on the relay's thread (so it never blocks): a relayed
+   request goes into the session with a ``RelayedStream`` as the stream its answer goes on,
+   which posts each message back to the mailbox named in ``reply``; a relayed GET stream is a
+   ``RelayedStream`` too; a request the session refuses is answered into the mailbox at once;
+   a DELETE closes the session on a thread of its own.
+4. ``still_held(relay, session_id)``: whether any process holds the session still; the writer
+   of a stream fed from a mailbox asks it every few seconds while idle, and ends the stream
+   when its holder has died.
 """
 
 from __future__ import annotations
