@@ -1,6 +1,7 @@
 """The Streamable HTTP transport: one MCP endpoint; each client message a POST, answered on its response.
 
-Spec page: basic/transports of revision 2025-03-26, section Streamable HTTP
+Spec page: basic/transports
+Revision 2025-03-26, section Streamable HTTP (the server's end; the client's is streamable_http_client.py)
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 
 This transport came with revision 2025-03-26 and replaces HTTP with SSE (sse.py). It does not
@@ -71,7 +72,6 @@ import json
 import queue
 import secrets
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -79,7 +79,17 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from . import messages
-from .machinery.http_streams import OPENING, SSE_HEADERS, SseStreamWriter, client_socket, pollable, sse_event
+from .machinery.http_streams import (
+    LOCAL_HOSTS,
+    OPENING,
+    SSE_HEADERS,
+    SseStreamWriter,
+    client_socket,
+    hostname,
+    origin_allowed,
+    pollable,
+    sse_event,
+)
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 from .machinery.session_table import SessionTable
@@ -109,7 +119,6 @@ QUICK_ANSWER_SECONDS = 0.1
 RETRY_AFTER_SECONDS = 5  # told to a client refused for too many sessions or requests
 RELAY_RETRY_AFTER_SECONDS = 2  # told to a client whose session's process cannot be reached now
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 # What a request for a session that ended (or never was) is told, with HTTP 404.
 _GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
 
@@ -168,7 +177,7 @@ class StreamableHttpApp:
     # --- every request ---------------------------------------------------------------------------
 
     def dispatch(self, request: Request) -> Response:
-        if "*" not in self.allowed_hosts and _hostname(request.host) not in self.allowed_hosts:
+        if "*" not in self.allowed_hosts and hostname(request.host) not in self.allowed_hosts:
             return _error(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # SHTTP-06
             return _error(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
@@ -184,12 +193,7 @@ class StreamableHttpApp:
         return _error(405, "use POST, GET or DELETE", headers={"Allow": "GET, POST, DELETE"})
 
     def _origin_allowed(self, origin: str | None) -> bool:
-        if origin is None:
-            return True  # not a browser: Origin is what browsers send, and what rebinding abuses
-        if self.allowed_origins is not None:
-            return "*" in self.allowed_origins or origin in self.allowed_origins
-        parts = urllib.parse.urlsplit(origin)
-        return parts.scheme in ("http", "https") and parts.hostname in LOCAL_HOSTS
+        return origin_allowed(origin, self.allowed_origins)  # the same check as HTTP with SSE's (TR-06)
 
     def _version_refused(self, request: Request) -> Response | None:
         version = request.headers.get(VERSION_HEADER)
@@ -442,7 +446,3 @@ def _error(status: int, text: str, *, code: int = INVALID_REQUEST, headers: dict
     body = messages.encode(messages.error_response(request_id, McpError(text, code=code)))
     return _json(status, body, headers)
 
-
-def _hostname(host: str) -> str:
-    """``example.com:8000`` -> ``example.com``; ``[::1]:8000`` -> ``::1``."""
-    return urllib.parse.urlsplit(f"//{host}").hostname or ""

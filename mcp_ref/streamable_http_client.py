@@ -1,6 +1,7 @@
 """The client's end of the Streamable HTTP transport: a POST per message, answers on its response.
 
-Spec page: basic/transports of revision 2025-03-26, section Streamable HTTP
+Spec page: basic/transports
+Revision 2025-03-26, section Streamable HTTP (the client's end; the server's is streamable_http.py)
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 
 In short (the server's side and the whole picture are in streamable_http.py):

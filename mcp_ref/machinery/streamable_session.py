@@ -39,7 +39,7 @@ from typing import Any, Protocol
 from .. import messages
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, McpError, RequestId
 from . import related
-from .memory import put_end_marker
+from .outbox import Full, Outbox
 
 log = logging.getLogger("mcp_ref.streamable_http")  # the transport's own logger, as before the split
 
@@ -69,67 +69,42 @@ class Stream(Protocol):
 
 
 class LocalStream:
-    """A response this process writes: a bounded queue its writer drains.
-
-    At most ``max_queued`` messages of at most ``max_queued_bytes`` in all wait (a larger message
-    goes in alone, when nothing else waits). A sender that finds no room waits for it up to its
-    timeout; if none comes, the client is not reading: the stream is given up and its socket
-    shut down, so the stuck writer lets go at once.
-    """
+    """A response this process writes: an outbox (outbox.py) its writer drains, bounded in
+    messages and bytes. A sender that finds no room in time gives the stream up: the client is
+    not reading, and its socket is shut down, so the stuck writer lets go at once."""
 
     def __init__(self, max_queued: int, sock: Any, max_queued_bytes: int) -> None:
-        self.queue: queue.Queue[bytes | None] = queue.Queue(max_queued)
+        self.outbox = Outbox(max_queued, max_queued_bytes)
         self.gone = False
         self._socket = sock
-        self._max_bytes = max_queued_bytes
-        self._bytes = 0  # of the messages in the queue; changed only under _room
-        self._room = threading.Condition()
 
     def put(self, data: bytes, timeout: float | None) -> None:
         if self.gone:
             raise OSError("the client left this stream")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._room:  # the byte bound: room for these bytes, or an empty queue
-            if not self._room.wait_for(lambda: self.gone or not self._bytes
-                                       or self._bytes + len(data) <= self._max_bytes, timeout):
-                self._give_up(f"{self._bytes} bytes unread")
-            if self.gone:
-                raise OSError("the client left this stream")
-            self._bytes += len(data)
-        try:  # the count bound
-            self.queue.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-        except queue.Full:
-            self._taken(data)
-            self._give_up(f"{self.queue.maxsize} messages unread")
-
-    def _give_up(self, unread: str) -> None:
-        self.gone = True
-        if self._socket is not None:
-            try:
-                self._socket.shutdown(2)  # SHUT_RDWR: fails the write the writer is stuck in
-            except OSError:
-                pass
-        raise TimeoutError(f"the client took nothing from its stream in time, with {unread}; giving the stream up")
-
-    def _taken(self, data: bytes) -> None:
-        with self._room:
-            self._bytes -= len(data)
-            self._room.notify_all()
+        try:
+            self.outbox.put(data, timeout)
+        except Full as unread:
+            self.gone = True
+            if self._socket is not None:
+                try:
+                    self._socket.shutdown(2)  # SHUT_RDWR: fails the write the writer is stuck in
+                except OSError:
+                    pass
+            raise TimeoutError(f"the client took nothing from its stream in time, with {unread}; "
+                               "giving the stream up") from None
+        except OSError:
+            raise OSError("the client left this stream") from None
 
     def end(self) -> None:
-        put_end_marker(self.queue)
+        self.outbox.end()
 
     def get(self, timeout: float | None = None) -> bytes | None:
-        data = self.queue.get(timeout=timeout)
-        if data is not None:
-            self._taken(data)
-        return data
+        return self.outbox.get(timeout)
 
     def abandon(self) -> None:
         """The response is over: nothing more goes in, and a sender waiting for room gives up."""
-        with self._room:
-            self.gone = True
-            self._room.notify_all()
+        self.gone = True
+        self.outbox.close()
 
 
 class Route:
