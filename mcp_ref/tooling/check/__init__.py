@@ -3,7 +3,8 @@
 Not a spec section: a test kit that judges another implementation requirement by requirement,
 over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
 
-1. ``mcp-ref check server`` connects to a server as a client (wire.py records every byte,
+1. ``mcp-ref check server`` connects to a server as a client (wire.py, stdio_wire.py and
+   sse_wire.py record every byte,
    peer.py speaks the client's side) and runs the server cases, grouped by spec page
    (server_basic, server_basic_utilities, server_features, server_utilities,
    server_transports; server_check.py runs them). It checks only what the server declares,

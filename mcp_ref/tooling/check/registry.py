@@ -6,8 +6,9 @@ Not a spec section: the conformance checker's list of cases (see __init__.py).
 The kit's imports form layers, with no cycle (tests/test_check.py walks them, function-level and
 ``TYPE_CHECKING`` imports included):
 
-1. leaves: ``model`` (cases, findings, statuses), ``shapes`` (data shapes), ``wire`` (bytes),
-   ``sections`` (where each requirement sits in the spec);
+1. leaves: ``model`` (cases, findings, statuses), ``shapes`` (data shapes), ``wire`` (the
+   recording both transports share) with ``stdio_wire`` and ``sse_wire`` on it, ``sections``
+   (where each requirement sits in the spec);
 2. sessions: ``peer`` (the kit as a client), ``server_check`` and ``client_check`` (the check
    contexts a case receives), ``client_links``, and ``helpers`` (what several server cases share);
 3. the case modules (``server_*``, ``client_cases``), which import the layers above and never

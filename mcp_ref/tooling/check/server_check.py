@@ -27,7 +27,9 @@ from typing import Any, NoReturn
 from . import shapes
 from .model import MAX_CASE_MESSAGES, Abort, Case, CaseResult, Finding, Recorder, Skipped, Status, status_of
 from .peer import Peer, Reply, waited
-from .wire import EXIT_GRACE, ConnectFailed, SseWire, StdioWire, Wire, shown
+from .sse_wire import SseWire
+from .stdio_wire import EXIT_GRACE, StdioWire
+from .wire import ConnectFailed, Wire, shown
 
 MAX_PAGES = 20  # pages followed per list during discovery
 

@@ -35,7 +35,9 @@ from . import shapes
 from .model import server_case
 from .peer import Peer, waited
 from .server_check import ServerCheck
-from .wire import ConnectFailed, Incoming, SseWire, StdioWire, WaitTimeout, http_request, shown
+from .sse_wire import SseWire, http_request
+from .stdio_wire import StdioWire
+from .wire import ConnectFailed, Incoming, WaitTimeout, shown
 
 MESSAGES = "basic/messages"
 TRANSPORTS = "basic/transports"

@@ -27,7 +27,9 @@ from .model import server_case
 from .server_check import ServerCheck
 from .shapes import is_message as _is_message
 from .shapes import stdout_fragments
-from .wire import SseWire, StdioWire, http_request, shown
+from .sse_wire import SseWire, http_request
+from .stdio_wire import StdioWire
+from .wire import shown
 
 TRANSPORTS = "basic/transports"
 FOREIGN_ORIGIN = "http://mcp-ref-check.invalid"
