@@ -64,7 +64,7 @@ class Finding:
 
     ``level`` lowers the strength an ID would give (a rule the schema contradicts is a warning);
     ``knock_on`` marks a finding that only says the peer stopped answering or went away: once the
-    kit has found the root cause of that (see server_check.ServerRun.went_away), such findings of
+    kit has found the root cause of that (see server_run.ServerRun.went_away), such findings of
     other cases are not counted. ``headers`` are HTTP headers the kit sent, where they matter.
     """
 

@@ -35,7 +35,8 @@ from . import shapes
 from .helpers import settle, still_serving
 from .model import server_case
 from .peer import Peer, Reply, waited
-from .server_check import ServerCheck, ToolTiming
+from .server_check import ServerCheck
+from .server_run import ToolTiming
 
 TOOLS = "server/tools"
 CANCELLATION = "basic/utilities/cancellation"
