@@ -1,7 +1,8 @@
 """Server cases for the base protocol: lifecycle and messages (the utilities are in
 server_basic_utilities.py).
 
-Spec pages (each case names its own):
+Not a spec section: cases of the conformance checker (see __init__.py). The spec pages they
+check (each case names its own):
   https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
   https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
 

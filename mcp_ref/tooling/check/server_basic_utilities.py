@@ -1,6 +1,7 @@
 """Server cases for the base utilities: ping, cancellation, progress.
 
-Spec pages (each case names its own):
+Not a spec section: cases of the conformance checker (see __init__.py). The spec pages they
+check (each case names its own):
   https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/ping
   https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/cancellation
   https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/progress
@@ -19,7 +20,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from . import shapes
+from . import result_shapes, shapes
 from .helpers import settle, some_list_method, still_serving
 from .model import server_case
 from .server_check import ServerCheck
@@ -39,7 +40,7 @@ def ping_returns_an_empty_result(t: ServerCheck) -> None:
     peer = t.session()
     reply = peer.request("ping")
     result = t.expect_result(reply, "PING-01", "ping", no_answer_id="PING-01")
-    t.shape(shapes.empty_result(result), "PING-01", "the ping result", reply)
+    t.shape(result_shapes.empty_result(result), "PING-01", "the ping result", reply)
 
 
 @server_case(PING, "PING-01", fresh=True)

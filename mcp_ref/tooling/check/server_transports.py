@@ -1,7 +1,8 @@
 """Server cases for the transports: stdio, and HTTP with SSE.
 
-Spec page: basic/transports (and basic/lifecycle, section Shutdown)
-https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
+Not a spec section: cases of the conformance checker (see __init__.py). The spec page they
+check is basic/transports (and basic/lifecycle, section Shutdown):
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
 
 What the page asks of a server, in short:
 
@@ -11,8 +12,8 @@ What the page asks of a server, in short:
    ``endpoint``, gives the URI to POST messages to; the server's messages arrive as ``message``
    events. The server validates ``Origin`` (DNS rebinding) and should authenticate connections.
 
-Decisions: "exit when stdin closes" is the server's half of the stdio shutdown sequence
-(LC-16: the client closes stdin and waits for the exit), so a server that stays is a WARN. The
+Decisions: "exit when stdin closes": the stdio shutdown sequence binds the client (LC-16, LC-17),
+and 2024-11-05 asks nothing of the server there, so a server that stays is only noted. The
 POST status codes are not in the spec: any 2xx accepts a message; an unknown session that is
 accepted is judged against TR-08 (the server cannot have authenticated it).
 """
