@@ -33,7 +33,7 @@ from typing import Any
 
 from . import result_shapes, shapes
 from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
-from .client_links import StdioLink
+from .client_links import StdioLink, in_words
 from .model import client_case
 from .wire import Incoming, shown
 
@@ -196,7 +196,8 @@ def shuts_down_by_closing_stdin(t: ClientCheck) -> None:
         return
     what = ("sent SIGTERM without closing stdin first" if "sigterm" in events
             else "killed the server without closing its stdin")
-    t.check(False, "LC-16", f"the client {what}", got=f"events seen: {', '.join(events) or 'none'}")
+    t.check(False, "LC-16", f"the client {what}: to stop a stdio server, close its stdin first and signal it only "
+            "if it does not exit", got=f"what the kit's server process saw, in order: {in_words(events)}")
 
 
 # --- basic/messages ------------------------------------------------------------------------------

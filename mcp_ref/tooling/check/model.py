@@ -84,6 +84,11 @@ class Finding:
         return own
 
     @property
+    def rule(self) -> str:
+        """The requirement in one line of our own words (the index's summary)."""
+        return str(requirement(self.id).summary)
+
+    @property
     def section(self) -> str | None:
         from .sections import section
 
@@ -98,7 +103,7 @@ class Finding:
         return f"{url}#{anchor(self.section)}" if self.section else url
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message,
+        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message, "rule": self.rule,
                                "page": requirement(self.id).page, "section": self.section, "link": self.link}
         if self.sent is not None:
             out["sent"] = self.sent

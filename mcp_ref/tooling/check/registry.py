@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their cases)
     client_cases,
-    server_basic,
     server_basic_utilities,
     server_hostile,
     server_hostile_transports,
+    server_lifecycle,
+    server_messages,
     server_prompts,
     server_resources,
     server_tools,
@@ -44,11 +45,12 @@ SERVER_PAGES = ("basic/lifecycle", "basic/messages", "basic/utilities/ping", "ba
 
 
 def all_server_cases() -> list[Case]:
-    """Every server case, in page order (SERVER_PAGES; a page not named there comes last)."""
-    def page_rank(case: Case) -> int:
-        return SERVER_PAGES.index(case.page) if case.page in SERVER_PAGES else len(SERVER_PAGES)
+    """Every server case, in page order (SERVER_PAGES; a page not named there comes last), the
+    hostile ones last within their page."""
+    def rank(case: Case) -> tuple[int, bool]:
+        return (SERVER_PAGES.index(case.page) if case.page in SERVER_PAGES else len(SERVER_PAGES)), case.hostile
 
-    return sorted(SERVER_CASES, key=page_rank)
+    return sorted(SERVER_CASES, key=rank)
 
 
 def all_client_cases() -> list[Case]:

@@ -24,7 +24,7 @@ from . import result_shapes, shapes
 from .helpers import settle, some_list_method, still_serving
 from .model import server_case
 from .server_check import ServerCheck
-from .wire import shown
+from .wire import encode, shown
 
 PING = "basic/utilities/ping"
 CANCELLATION = "basic/utilities/cancellation"
@@ -82,12 +82,12 @@ def ignores_cancellation_of_unknown_requests(t: ServerCheck) -> None:
     """A cancellation naming a request id the server never saw is ignored: no response, and the
     session goes on."""
     peer = t.session()
-    sent = peer.notify("notifications/cancelled", {"requestId": f"mcp-ref-check-never-sent-{secrets.token_hex(3)}",
-                                                   "reason": "checking that unknown ids are ignored"})
-    before = len(peer.stray)
-    still_serving(t, peer, "CAN-14", "a cancellation of an unknown request")
-    answers = peer.responses_since(before)
-    t.check(not answers, "CAN-14", "the server answered the cancellation", sent, answers[0].raw if answers else None)
+    probe = peer.probe(encode({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+        "requestId": f"mcp-ref-check-never-sent-{secrets.token_hex(3)}", "reason": "checking that unknown ids are ignored"}}))
+    t.check(probe.barrier.is_result, "CAN-14", "after a cancellation of an unknown request, the server no longer "
+            "answers ping", probe.sent, probe.barrier.got_text(), knock_on=not probe.barrier.answered)
+    t.check(not probe.answers, "CAN-14", "the server answered the cancellation", probe.sent,
+            probe.answers[0].raw if probe.answers else None)
 
 
 @server_case(CANCELLATION, "CAN-15", "CAN-08")

@@ -209,14 +209,13 @@ def sse_malformed_body_is_refused(t: ServerCheck) -> None:
     """A POST whose body is not JSON is refused with 400, or accepted and answered with -32700 on
     the stream; it is never silently dropped."""
     peer = t.fresh_session()
-    assert isinstance(peer.wire, SseWire)
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"'
-    answer = peer.wire.post(body)
-    if answer is None:
+    probe = peer.probe(body)  # judged on what came back for this body alone (see peer.Peer.probe)
+    if not probe.statuses:
         t.fail("MSG-01", "the POST could not be made", body.decode())
-    if 400 <= answer.status < 500:
+    if probe.refused_by_http:
         return
-    got = peer.next_response()
+    got = probe.answers[0] if probe.answers else None
     code = (got.msg.get("error") or {}).get("code") if got is not None and isinstance(got.msg, dict) else None
-    t.check(code == -32700, "MSG-01", f"a malformed body was accepted (HTTP {answer.status}) and never answered with -32700",
-            body.decode(), got.raw if got else None)
+    t.check(code == -32700, "MSG-01", f"a malformed body was accepted (HTTP {probe.statuses[0]}) and never answered "
+            "with -32700", body.decode(), got.raw if got else None)
