@@ -77,7 +77,7 @@ def write_text(out: TextIO, results: list[CaseResult], *, header: str, strict: b
                 out.write(f"          rule: {finding.rule}\n")
                 out.write(f"          spec: {finding.link}" + (f" ({finding.section})" if finding.section else "") + "\n")
                 out.write(f"          more: mcp-ref spec {finding.id}\n")
-            if verbose or result.status in (Status.FAIL, Status.WARN) or case.informative or case.conflict:
+            if verbose or result.status in (Status.FAIL, Status.WARN) or case.informative or case.at_most:
                 for note in result.notes:
                     out.write(f"        note: {note}\n")
             if result.cut and verbose:

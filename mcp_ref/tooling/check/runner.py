@@ -144,6 +144,7 @@ def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[C
     for case in cases:
         started = time.monotonic()
         t = ClientCheck(session, options.timeout)
+        t.level, t.informative = case.at_most, case.informative
         skip_reason = error = None
         try:
             if case.transport is not None and case.transport != session.transport:

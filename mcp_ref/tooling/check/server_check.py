@@ -29,7 +29,7 @@ class ServerCheck(Recorder):
         super().__init__()
         self.run = run
         self.case = case
-        self.level = "SHOULD" if case.conflict else None
+        self.level = case.at_most
         self.informative = case.informative
         self.timeout = run.options.timeout
         self.call_tools = run.options.call_tools

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import secrets
 
-from . import result_shapes
+from . import result_shapes, shapes
 from .helpers import FILLER, MAX_ITEMS, first_page, refused
 from .model import server_case
 from .server_check import ServerCheck
+from .wire import shown
 
 RESOURCES = "server/resources"
 
@@ -133,16 +134,17 @@ def resources_refused_when_undeclared(t: ServerCheck) -> None:
 def updates_only_for_subscriptions(t: ServerCheck) -> None:
     """notifications/resources/updated arrives only on a connection that subscribed to that URI
     (or to a URI it lies under, which the spec allows)."""
-    for peer in t.run.peers:
-        subscribed = set()
-        for entry in peer.wire.sent_and_received():
+    for wire in t.run.wires:  # every message that arrived, taken by a case or not
+        subscribed: set[str] = set()
+        for entry in wire.sent_and_received():
             msg = entry.msg
-            if entry.direction == "sent" and isinstance(msg, dict) and msg.get("method") == "resources/subscribe":
-                params = msg.get("params") or {}
-                subscribed.add(str(params.get("uri")))
-        for note in peer.notifications:
-            if note.get("method") != "notifications/resources/updated":
+            if not isinstance(msg, dict):
                 continue
-            uri = str((note.get("params") or {}).get("uri"))
-            if not any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subscribed):
-                t.fail("RES-13", f"an update for {uri}, which this connection never subscribed to", got=str(note))
+            params = shapes.as_dict(msg.get("params"))
+            if entry.direction == "sent" and msg.get("method") == "resources/subscribe":
+                subscribed.add(str(params.get("uri")))
+            elif entry.direction == "got" and msg.get("method") == "notifications/resources/updated":
+                uri = str(params.get("uri"))
+                if not any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subscribed):
+                    t.fail("RES-13", f"an update for {uri}, which this connection had not subscribed to: updates "
+                           "come only for subscribed URIs", got=shown(entry.data))

@@ -207,17 +207,39 @@ def cancelled_tool_stops(t: ServerCheck) -> None:
     still_serving(t, peer, "CAN-04", "a cancelled tool call")
 
 
+# A value of another type for each JSON Schema type: what a tool that skips the check may still run on.
+WRONG_TYPE = {"string": 12345, "integer": FILLER, "number": FILLER, "boolean": FILLER, "array": FILLER,
+              "object": FILLER}
+
+
+def wrong_arguments(schema: Any) -> dict[str, Any]:
+    """Arguments that break ``schema``: every property of a simple type given a value of another type."""
+    properties = shapes.as_dict(shapes.as_dict(schema).get("properties"))
+    return {name: WRONG_TYPE[prop["type"]] for name, prop in properties.items()
+            if isinstance(prop, dict) and isinstance(prop.get("type"), str) and prop["type"] in WRONG_TYPE}
+
+
 @server_case(TOOLS, "TOOL-08", call_tools=True)
 def tool_arguments_are_validated(t: ServerCheck) -> None:
-    """With --call-tools: a tool with required arguments, called without them, or with arguments
-    that are not an object, is refused (-32602) or fails with isError; it must not succeed."""
+    """With --call-tools: a tool called without its required arguments, with arguments that are not
+    an object, or with every argument of the wrong type (a number for a string, a string for a
+    number...), is refused (-32602) or fails with isError; it must not succeed. A tool that runs
+    on arguments its schema rules out (adding two strings, say) was not checked before it ran."""
     t.require("tools")
     peer = t.session()
     tool = next((tool for tool in t.info.tools or [] if (tool.get("inputSchema") or {}).get("required")), None)
-    if tool is None:
-        t.skip("no tool has required arguments")
-    for label, arguments in (("without its required arguments", {}), ("with arguments that are not an object", FILLER)):
+    calls = []
+    if tool is not None:
+        calls += [(tool, "without its required arguments", {}), (tool, "with arguments that are not an object", FILLER)]
+    for typed in (t.info.tools or [])[:MAX_ITEMS]:
+        wrong = wrong_arguments(typed.get("inputSchema"))
+        if wrong:
+            calls.append((typed, f"with every argument of the wrong type ({', '.join(sorted(wrong))})", wrong))
+    if not calls:
+        t.skip("no tool has required or typed arguments")
+    for tool, label, arguments in calls:
         reply = peer.request("tools/call", {"name": tool["name"], "arguments": arguments})
         t.answered(reply, f"tools/call {tool['name']} {label}")
         failed = reply.is_error or (isinstance(reply.result, dict) and reply.result.get("isError") is True)
-        t.check(failed, "TOOL-08", f"{tool['name']} {label} succeeded", reply.sent, reply.got)
+        t.check(failed, "TOOL-08", f"{tool['name']} {label} succeeded: a server checks the arguments against the "
+                "tool's inputSchema before it runs the tool", reply.sent, reply.got)

@@ -156,6 +156,24 @@ def sse_refuses_a_foreign_origin(t: ServerCheck) -> None:
             body, served.raw if served else None, headers=sent_headers)
 
 
+FOREIGN_HOST = "mcp-ref-check.invalid"
+REBINDING = ("a page whose host name was made to resolve to this server (DNS rebinding) opens the stream with a "
+             "GET that the browser sends with that name in Host and no Origin at all (it is the page's own "
+             "origin), so an Origin check cannot stop it; refusing host names the server does not have can "
+             "(mcp_ref answers 421)")
+
+
+@server_case(TRANSPORTS, "TR-06", transport="sse", fresh=True, at_most="SHOULD")
+def sse_refuses_a_foreign_host(t: ServerCheck) -> None:
+    """A GET on the SSE URL carrying Host: mcp-ref-check.invalid and no Origin (what a DNS-rebinding
+    page sends) is refused. TR-06 names the Origin header, and gives DNS rebinding as its purpose;
+    the Origin check alone cannot stop this GET, so serving it is a warning, not a failure."""
+    port = urllib.parse.urlsplit(str(t.run.target.sse)).port
+    foreign = _stream(t, {"Host": f"{FOREIGN_HOST}:{port}" if port else FOREIGN_HOST})
+    t.check(foreign.status != 200, "TR-06", f"an event stream was opened for a foreign Host name: {REBINDING}",
+            f"GET {foreign.url}", f"HTTP {foreign.status} {foreign.content_type}", headers=foreign.sent_headers)
+
+
 @server_case(TRANSPORTS, "TR-11", transport="sse", fresh=True)
 def sse_sessions_are_separate(t: ServerCheck) -> None:
     """Two streams get two different endpoints, and a request POSTed to one stream's endpoint is
