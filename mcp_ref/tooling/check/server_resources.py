@@ -54,7 +54,8 @@ def templates_list_is_well_formed(t: ServerCheck) -> None:
 @server_case(RESOURCES, "RES-01", "RES-10", "RES-15")
 def listed_resources_can_be_read(t: ServerCheck) -> None:
     """Each listed resource (up to 20) reads as a contents array of text items (uri, text) or
-    blob items (uri, valid base64 blob)."""
+    blob items (uri, valid base64 blob). A text that holds a NUL character is binary data sent as
+    text (RES-15: it belongs in a blob); no real text holds one."""
     t.require("resources")
     resources = [r for r in t.info.resources or [] if isinstance(r.get("uri"), str)][:MAX_ITEMS]
     if not resources:
@@ -72,6 +73,12 @@ def listed_resources_can_be_read(t: ServerCheck) -> None:
         problems = result_shapes.read_result(reply.result)
         t.shape([p for p in problems if "base64" in p], "RES-10", f"reading {resource['uri']}", reply)
         t.shape([p for p in problems if "base64" not in p], "RES-01", f"reading {resource['uri']}", reply)
+        for item in shapes.as_list(shapes.as_dict(reply.result).get("contents")):
+            text = shapes.as_dict(item).get("text")
+            if isinstance(text, str) and "\x00" in text:
+                t.check(False, "RES-15", f"the text of {resource['uri']} holds NUL characters: that is binary "
+                        "data, which goes in a blob, in base64", reply.sent, shown(reply.got))
+                break
 
 
 @server_case(RESOURCES, "RES-06")
