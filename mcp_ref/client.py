@@ -52,6 +52,15 @@ CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
 
 NotificationCallback = Callable[[str, dict[str, Any]], None]
 
+# The constructor's options, which Client.stdio, .sse and .http list again so that help() and
+# editors show them, and pass on with _options(locals()).
+OPTIONS = ("client_info", "sampling_handler", "roots", "on_log_message", "on_resource_updated", "on_list_changed",
+           "on_notification", "ping_interval", "trace")
+
+
+def _options(given: dict[str, Any]) -> dict[str, Any]:
+    return {name: given[name] for name in OPTIONS}
+
 def print_trace(direction: str, data: bytes) -> None:
     """The ``trace=True`` hook: each message on stderr, ``client -> server  {json}`` or ``<-``."""
     arrow = "client -> server" if direction == "->" else "client <- server"
@@ -151,10 +160,7 @@ class Client:
         """
         # TR-01: stdio, the transport every client should offer
         transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
-        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
-                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
-                              on_list_changed=on_list_changed, on_notification=on_notification,
-                              ping_interval=ping_interval, trace=trace)
+        return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
     def sse(
@@ -183,10 +189,48 @@ class Client:
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
-        return cls._connected(transport, timeout=timeout, client_info=client_info, sampling_handler=sampling_handler,
-                              roots=roots, on_log_message=on_log_message, on_resource_updated=on_resource_updated,
-                              on_list_changed=on_list_changed, on_notification=on_notification,
-                              ping_interval=ping_interval, trace=trace)
+        return cls._connected(transport, timeout=timeout, **_options(locals()))
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        fallback: bool = True,
+        client_info: dict[str, Any] | None = None,
+        sampling_handler: sampling.SamplingHandler | None = None,
+        roots: roots_.Roots | None = None,
+        on_log_message: Callable[[dict[str, Any]], None] | None = None,
+        on_resource_updated: Callable[[str], None] | None = None,
+        on_list_changed: Callable[[str], None] | None = None,
+        on_notification: NotificationCallback | None = None,
+        ping_interval: float | None = None,
+        trace: TraceCallback | bool | None = None,
+    ) -> Client:
+        """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
+
+        The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http_client.py).
+        ``headers`` go with every HTTP request (``{"Authorization": "Bearer ..."}``). ``timeout``
+        bounds each POST, each request and the opening of the server's stream. An older server
+        that answers the ``initialize`` POST with a 4xx (other than 401 and 403) is reached over
+        HTTP with SSE at the same URL instead, unless ``fallback=False``: so ``Client.http(url)``
+        reaches either kind. The other options are the constructor's.
+        """
+        from .machinery.http_client import HttpError
+        from .streamable_http_client import StreamableHttpClientTransport
+
+        options = _options(locals())
+        # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers
+        transport = StreamableHttpClientTransport(url, headers=headers, timeout=timeout)
+        try:
+            return cls._connected(transport, timeout=timeout, **options)
+        except HttpError as exc:
+            # SHTTP-43: a 4xx to initialize (405, 404...) is an HTTP with SSE server: GET, endpoint
+            if not fallback or not 400 <= exc.status < 500 or exc.status in (401, 403):
+                raise
+        return cls.sse(url, headers=headers, timeout=timeout, **options)
 
     @classmethod
     def _connected(cls, transport: Transport, **kwargs: Any) -> Client:

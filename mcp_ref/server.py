@@ -363,7 +363,9 @@ class Server:
             return list(self._sessions)
 
     def wsgi_app(self, **options: Any) -> SseApp:
-        """This server as a WSGI application speaking HTTP with SSE (see sse.SseApp for options:
+        """This server as a WSGI application speaking both HTTP transports: Streamable HTTP at
+        ``/mcp`` (streamable_http.py; ``mcp_path``, and ``streamable_options`` for its own limits)
+        and HTTP with SSE at ``/sse`` and ``/messages/`` (see sse.SseApp for options:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
         ``max_body_bytes``, ``max_streams``, ``max_queued``, ``max_queued_bytes``, ``keepalive``,
         and ``relay``).
@@ -401,6 +403,17 @@ class Server:
             http.serve_forever()
         except KeyboardInterrupt:
             pass
+
+    def serve_http(self, host: str = "127.0.0.1", port: int = 8000, *, on_ready: Callable[[str], None] | None = None,
+                   **options: Any) -> None:
+        """Serve Streamable HTTP at ``/mcp`` (and HTTP with SSE at ``/sse``: the same application,
+        see ``wsgi_app``) until interrupted; ``on_ready(url)`` gets the ``/mcp`` URL. Other options
+        as for ``serve_sse``."""
+        def ready(url: str) -> None:
+            if on_ready is not None:
+                on_ready(url.rsplit("/", 1)[0] + options.get("mcp_path", "/mcp"))
+
+        self.serve_sse(host, port, on_ready=ready, **options)  # SHTTP-07: localhost unless told otherwise
 
     def serve_stdio(self, *, max_line_bytes: int = stdio.MAX_LINE_BYTES, trace: TraceCallback | None = None) -> None:
         """Serve one client on this process's stdin/stdout (stdio.own_stdio); return when stdin closes

@@ -29,6 +29,7 @@ from typing import Any
 
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
+from .machinery import related
 from .machinery.crew import Crew, CrewFull, Errand, RefusableJob
 from .machinery.reading import Countdown, Reading, Transport
 from .machinery.reply import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
@@ -148,8 +149,7 @@ class Session:
         self._shutdown(reason)
 
     def _shutdown(self, reason: str, *, wait: bool = True) -> None:
-        """Everything waiting fails at once; then the transport is released (``wait=False``: on a
-        thread of its own, as stopping a child process may take seconds)."""
+        """All waiting fail at once; the transport is released (``wait=False``: on a thread of its own)."""
         with self._lock:
             if self._closed:
                 return
@@ -188,8 +188,7 @@ class Session:
     # --- sending ---------------------------------------------------------------------------------
 
     def _write(self, data: bytes, timeout: float | None = None) -> None:
-        """One encoded message to the transport, within ``timeout`` (default: the session's);
-        ``TimeoutError`` if the peer did not take it, ``ConnectionClosed`` if the channel broke."""
+        """One message to the transport in time (``TimeoutError``), or ``ConnectionClosed`` if it broke."""
         if self._trace is not None:
             self._trace("->", data)
         try:
@@ -267,8 +266,7 @@ class Session:
 
     def give_up(self, out: OutgoingRequest, reason: str | None, notice_timeout: float = CANCEL_NOTICE_TIMEOUT,
                 error: McpError | None = None) -> bool:
-        """Stop waiting for our request ``out``, tell the peer within ``notice_timeout`` seconds, and
-        fail its caller with ``error`` (default: ``RequestCancelled``); False if it was answered."""
+        """Stop waiting for ``out``, tell the peer, fail its caller (``RequestCancelled``); False if answered."""
         if not self._forget(out.id):  # CAN-02, CAN-17: only while it is still pending
             return False
         if notice_timeout > 0:
@@ -358,6 +356,7 @@ class Session:
             return
         outcome: dict[str, Any] | McpError
         interrupted: BaseException | None = None
+        handling = related.handling(self._transport, ctx.request_id)  # what the handler sends belongs to it
         try:
             outcome = self._on_request(ctx)
             if not isinstance(outcome, dict):  # a result is always a JSON object
@@ -373,6 +372,8 @@ class Session:
                                     f"was stopped ({type(exc).__name__})")
             if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
                 interrupted = exc  # Ctrl-C meant for the program: answer, then let it through
+        finally:
+            related.done(handling)
         self._finish(ctx, outcome)
         if interrupted is not None:
             raise interrupted

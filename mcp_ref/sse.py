@@ -80,6 +80,7 @@ from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 
 if TYPE_CHECKING:
     from .session import Session, TraceCallback
+    from .streamable_http import StreamableHttpApp
 
 
 class SessionOpener(Protocol):
@@ -220,7 +221,8 @@ class SseApp:
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
                  max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES, keepalive: float = KEEPALIVE_SECONDS,
-                 trace: TraceCallback | None = None, relay: Relay | str | None = None):
+                 trace: TraceCallback | None = None, relay: Relay | str | None = None, mcp_path: str | None = "/mcp",
+                 streamable_options: dict[str, Any] | None = None):
         self.server = server
         self.sse_path = sse_path
         self.message_path = message_path
@@ -236,12 +238,25 @@ class SseApp:
         self.relay, self._owns_relay = relay_from(relay)
         self._streams: dict[str, _StreamTransport] = {}
         self._lock = threading.Lock()
+        # The newer transport's endpoint in the same app, so clients of either kind reach this
+        # server (streamable_http.py; SHTTP-42). mcp_path=None leaves it out.
+        self.streamable: StreamableHttpApp | None = None
+        if mcp_path is not None:
+            from .streamable_http import StreamableHttpApp
+
+            self.streamable = StreamableHttpApp(
+                lambda transport: server.open_session(transport, trace=trace), path=mcp_path,
+                allowed_hosts=self.allowed_hosts, allowed_origins=self.allowed_origins, max_body_bytes=max_body_bytes,
+                max_queued=max_queued, max_queued_bytes=max_queued_bytes, keepalive=keepalive, relay=self.relay,
+                **(streamable_options or {}))
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         response = self.dispatch(Request(environ))
         return response(environ, start_response)
 
     def dispatch(self, request: Request) -> Response:
+        if self.streamable is not None and request.path == self.streamable.path:  # Streamable HTTP
+            return self.streamable.dispatch(request)
         if "*" not in self.allowed_hosts and _hostname(request.host) not in self.allowed_hosts:
             return _plain(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # TR-06
@@ -274,6 +289,8 @@ class SseApp:
             streams = list(self._streams.values())
         for transport in streams:
             transport.close()
+        if self.streamable is not None:
+            self.streamable.close()
         if self._owns_relay:
             self.relay.close()
 

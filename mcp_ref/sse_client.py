@@ -40,7 +40,8 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .messages import CONNECTION_CLOSED, ConnectionClosed, McpError
+from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
+from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
     import socket
@@ -82,16 +83,6 @@ class _HideEndpoints(logging.Filter):
 
 _hide_endpoints = _HideEndpoints()
 logging.getLogger("urllib3.connectionpool").addFilter(_hide_endpoints)
-
-
-class HttpError(McpError):
-    """Local: an HTTP request of the SSE transport failed; ``status`` is the HTTP status."""
-
-    code = CONNECTION_CLOSED
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message, {"status": status})
-        self.status = status
 
 
 class SseClientTransport:

@@ -195,11 +195,12 @@ def memory_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
 
 DEMO_SERVER = "mcp_ref.demo_server:server"
-TRANSPORTS = ["stdio", "sse"]
+TRANSPORTS = ["stdio", "sse", "http"]  # http: Streamable HTTP (2025-03-26 transport, 2024-11-05 messages)
 
 
 class SseServerProcess:
-    """``mcp-ref serve TARGET --transport sse --port 0`` as a subprocess; ``.url`` once it listens."""
+    """``mcp-ref serve TARGET --transport sse --port 0`` as a subprocess; ``.url`` once it listens
+    (with ``"--transport", "http"`` in ``extra``: the Streamable HTTP endpoint's URL)."""
 
     def __init__(self, target: str, *extra: str) -> None:
         command = server_command(target) + ["--transport", "sse", "--port", "0", *extra]
@@ -235,6 +236,10 @@ def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
         kwargs.setdefault("timeout", 10.0)
         if request.param == "stdio":
             client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
+        elif request.param == "http":  # the URL announced first is the /mcp endpoint
+            server = SseServerProcess(target, "--transport", "http")
+            servers.append(server)
+            client = Client.http(server.url, trace=tap, fallback=False, **kwargs)
         else:
             server = SseServerProcess(target)
             servers.append(server)

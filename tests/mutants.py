@@ -277,6 +277,52 @@ MUTANTS: list[Mutant] = [
       "tests/test_sampling.py::test_sampling_round_trip_and_capability[stdio]"),
 ]
 
+# basic/transports of revision 2025-03-26, Streamable HTTP (SHTTP-NN: tooling/requirements_2025_03_26.py)
+_SERVER, _CLIENT = "mcp_ref/streamable_http.py", "mcp_ref/streamable_http_client.py"
+_HTTP_TESTS = "tests/test_transports_streamable_http.py::"
+MUTANTS += [
+    M("SHTTP-01", _SERVER, "msg = messages.decode(body)  # SHTTP-01", 'msg = json.loads(body.decode("utf-8", "replace"))  #',
+      _HTTP_TESTS + "test_what_the_endpoint_refuses_and_how"),
+    M("SHTTP-05", _SERVER, '        if request.method == "GET":\n            return self._get(request)',
+      '        if request.method == "GET" and False:\n            return self._get(request)',
+      _HTTP_TESTS + "test_what_the_endpoint_refuses_and_how"),
+    M("SHTTP-06", _SERVER, 'if not self._origin_allowed(request.headers.get("Origin")):  # SHTTP-06', "if False:",
+      _HTTP_TESTS + "test_what_the_endpoint_refuses_and_how"),
+    M("SHTTP-09", _CLIENT, "        deadline = time.monotonic() + bound\n",
+      "        deadline = time.monotonic() + bound\n        if not is_request:\n            return\n",
+      _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
+    M("SHTTP-10", _CLIENT, 'headers = {"Accept": accept}', 'headers = {"Accept": "application/json"}',
+      _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
+    M("SHTTP-11", _CLIENT, "response = self._http.post(self.url, data=data,",
+      'response = self._http.post(self.url, data=b"[" + data + b"]",',
+      _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
+    M("SHTTP-12", _SERVER, "return Response(status=202)  # SHTTP-12", 'return Response(b"Accepted", status=200)  #',
+      _HTTP_TESTS + "test_notifications_and_responses_are_accepted_with_202_and_no_body"),
+    M("SHTTP-13", _SERVER, "body = messages.encode(messages.error_response(request_id, McpError(text, code=code)))",
+      "body = text.encode()", _HTTP_TESTS + "test_what_the_endpoint_refuses_and_how"),
+    M("SHTTP-14", _SERVER, "if waited and first is not None and is_answer(first):  # SHTTP-14", "if False:  #",
+      _HTTP_TESTS + "test_a_quick_answer_is_plain_json"),
+    M("SHTTP-15", _CLIENT, 'if kind == "application/json":  # SHTTP-14', "if False:  #",
+      _HTTP_TESTS + "test_the_client_takes_json_and_event_stream_answers_and_server_requests_on_them"),
+    M("SHTTP-24", _CLIENT, 'headers=self._headers(accept="text/event-stream")',
+      'headers=self._headers(accept="application/json")',
+      _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
+    M("SHTTP-25", _SERVER, "transport.listen(stream)  # SHTTP-25", 'return _error(404, "no stream")  #',
+      _HTTP_TESTS + "test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer"),
+    M("SHTTP-27", _SERVER, "stream = route.stream if route is not None else None\n            else:",
+      "stream = self._listener or (route.stream if route is not None else None)\n            else:",
+      _HTTP_TESTS + "test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer"),
+    M("SHTTP-30", _SERVER, "previous.end()  # SHTTP-28", "pass  #", _HTTP_TESTS + "test_each_message_goes_on_one_stream_only"),
+    M("SHTTP-36", _SERVER, "session_id = secrets.token_hex(16)  # SHTTP-35", 'session_id = secrets.token_hex(15) + " !"  #',
+      _HTTP_TESTS + "test_initialize_is_answered_as_json_with_a_session_id"),
+    M("SHTTP-37", _CLIENT, "headers[SESSION_HEADER] = self.session_id  # SHTTP-37", "pass  #",
+      _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
+    M("SHTTP-39", _SERVER, "            return _error(404, _GONE)  # SHTTP-39", '            return _error(400, "gone")  #',
+      _HTTP_TESTS + "test_delete_ends_the_session"),
+    M("SHTTP-40", _CLIENT, "if status == 404 and self.session_id is not None:  # SHTTP-39", "if False:  #",
+      _HTTP_TESTS + "test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expired"),
+]
+
 
 # --- running them ---------------------------------------------------------------------------------
 

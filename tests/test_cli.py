@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import mcp_ref
-from mcp_ref.tooling.cli import LogDisplay, ProgressDisplay, build_parser
+from mcp_ref.tooling.cli import build_parser
+from mcp_ref.tooling.request_cmd import LogDisplay, ProgressDisplay
 
 from .conftest import ROOT, TEST_SERVER
 

@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 from mcp_ref.tooling import notes
-from mcp_ref.tooling.requirements import REQUIREMENTS
+from mcp_ref.tooling.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
+from mcp_ref.tooling.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
 
 from .conftest import ROOT
 from .mutants import MUTANTS, copy_repository, run_mutant
 
 ROWS = notes.read_notes(ROOT / "spec_notes")
+REQUIREMENTS = {**REQUIREMENTS_2024_11_05, **REQUIREMENTS_2025_03_26}  # the SHTTP MUSTs have mutants too
 
 # Spread over the pages, each with a quick test; among them requirements whose tests once let
 # their mutant survive (MSG-08, PAG-07, PING-01, ROOT-05).

@@ -23,11 +23,14 @@ from pathlib import Path
 import pytest
 
 from mcp_ref.tooling import notes
-from mcp_ref.tooling.requirements import REQUIREMENTS
+from mcp_ref.tooling.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
+from mcp_ref.tooling.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
 
 from .conftest import ROOT
 
 ROWS = notes.read_notes(ROOT / "spec_notes")
+# Every index is held to the same rules: 2024-11-05, and the 2025-03-26 transports page (SHTTP-NN).
+REQUIREMENTS = {**REQUIREMENTS_2024_11_05, **REQUIREMENTS_2025_03_26}
 
 
 @cache
@@ -118,6 +121,14 @@ def test_comment_citations_ignore_docstrings_and_the_files_that_only_name_ids() 
 def spec(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcp_ref", "spec", *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd, env=env)
+
+
+def test_the_streamable_http_index_is_in_the_notes_and_cited_in_its_modules() -> None:
+    rows = [row for row in ROWS if row.note == "basic-transports-streamable-http.md"]
+    assert {i for row in rows for i in row.ids} == set(REQUIREMENTS_2025_03_26)
+    cited = notes.comment_citations()
+    files = {path for requirement_id in REQUIREMENTS_2025_03_26 for path, _ in cited.get(requirement_id, [])}
+    assert {"mcp_ref/streamable_http.py", "mcp_ref/streamable_http_client.py"} <= files
 
 
 def test_spec_of_an_id_says_what_it_is_where_the_code_cites_it_and_which_tests_prove_it() -> None:

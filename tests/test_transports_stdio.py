@@ -261,7 +261,7 @@ def test_the_client_writes_only_protocol_messages_to_the_server(tmp_path: Path) 
         assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
 
 
-def test_client_stdio_and_sse_list_their_options_for_help_and_editors() -> None:
+def test_client_stdio_sse_and_http_list_their_options_for_help_and_editors() -> None:
     """help(Client.stdio) shows every option by name (keyword-only), not **kwargs: each one the
     constructor takes, and the transport's own."""
     import inspect
@@ -269,7 +269,11 @@ def test_client_stdio_and_sse_list_their_options_for_help_and_editors() -> None:
     constructor = {name for name, p in inspect.signature(Client.__init__).parameters.items()
                    if p.kind is inspect.Parameter.KEYWORD_ONLY}
     assert {"sampling_handler", "roots", "on_log_message", "ping_interval", "trace", "timeout"} <= constructor
-    for connect, own in [(Client.stdio, {"env", "cwd", "inherit_env", "on_stderr"}), (Client.sse, {"headers"})]:
+    from mcp_ref.client import OPTIONS
+
+    assert set(OPTIONS) | {"timeout"} == constructor  # what each way of connecting passes on
+    for connect, own in [(Client.stdio, {"env", "cwd", "inherit_env", "on_stderr"}), (Client.sse, {"headers"}),
+                         (Client.http, {"headers", "fallback"})]:
         parameters = inspect.signature(connect).parameters
         assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
         options = {name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}

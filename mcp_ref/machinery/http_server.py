@@ -175,6 +175,9 @@ class SseHttpServer:
         self.port = self._wsgi.server_port
         shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{self.port}{app.sse_path}"
+        # The Streamable HTTP endpoint served beside it (streamable_http.py), if the app has one.
+        streamable = getattr(app, "streamable", None)
+        self.mcp_url = f"http://{shown}:{self.port}{streamable.path}" if streamable is not None else None
         self._thread: threading.Thread | None = None
 
     def serve_forever(self) -> None:

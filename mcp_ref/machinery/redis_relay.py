@@ -48,7 +48,7 @@ import urllib.parse
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .relay import Deliver, LocalRelay, Relay, RelayUnavailable, UnknownSession, session_hash
+from .relay import LOCAL_MAILBOXES, Deliver, LocalRelay, Relay, RelayUnavailable, UnknownSession, session_hash
 
 if TYPE_CHECKING:
     import redis
@@ -148,7 +148,7 @@ class RedisRelay(LocalRelay):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        self._local, self._local_lock = {}, threading.Lock()
+        self._local, self._local_lock, self._mailboxes = {}, threading.Lock(), {}
         self._lock = threading.Lock()  # guards everything below, and every write to _conn
         self._by_hash: dict[str, Deliver] = {}  # the sessions held here, by hash
         self._acks: dict[str, _Ack] = {}  # relayed POSTs of this process waiting for their ack
@@ -254,6 +254,22 @@ class RedisRelay(LocalRelay):
                     raise UnknownSession(session_id)
             except RelayUnavailable:
                 pass  # Redis cannot say now: wait on until the deadline
+
+    def _mailbox_channel(self) -> str:
+        return self._ack_channel  # mailboxes ride on this process's acknowledgement channel (relay.py, point 5)
+
+    def post(self, address: str, data: bytes) -> bool:
+        channel, _, token = address.partition(" ")
+        if channel in (LOCAL_MAILBOXES, self._ack_channel):
+            return self._into_mailbox(token, data)  # a mailbox of this process: no Redis round trip
+        if not channel.startswith(f"{PREFIX}:ack:"):
+            return False  # not an address any process of ours gives out
+        try:
+            heard = self._redis.publish(channel, b"box " + token.encode() + b"\n" + data)
+        except Exception as exc:  # redis.RedisError, or an OSError under it
+            log.debug("relay: PUBLISH to a mailbox on Redis at %s failed: %s", self.where, self._redact(exc))
+            raise RelayUnavailable("Redis did not take the message") from None
+        return bool(heard)
 
     def is_live(self, session_id: str) -> bool:
         if super().is_live(session_id):
@@ -362,6 +378,10 @@ class RedisRelay(LocalRelay):
 
     def _on_message(self, channel: bytes, payload: bytes) -> None:
         if channel == self._ack_channel.encode():
+            if payload.startswith(b"box "):  # a message for one of our mailboxes (relay.py, point 5)
+                token, _, data = payload[4:].partition(b"\n")
+                self._into_mailbox(token.decode("ascii", "replace"), data)
+                return
             nonce, _, outcome = payload.decode("ascii", "replace").partition(" ")
             with self._lock:
                 ack = self._acks.get(nonce)

@@ -2,15 +2,16 @@
 
 Not a spec section; a thin shell over Client and Server.
 
-    mcp-ref serve [TARGET] [--transport sse --host H --port P --allow-host NAME --allow-origin URL
+    mcp-ref serve [TARGET] [--transport sse|http --host H --port P --allow-host NAME --allow-origin URL
                    --relay redis://HOST:PORT/DB --quiet] [--trace-file PATH]
-        serve TARGET over stdio (or HTTP with SSE). TARGET is module:attribute (found from the
-        current directory, as ``python -m`` does) or path/to/file.py:attribute; the attribute
-        (default ``server``) is a Server or a no-argument function returning one. ``--relay``
-        lets several such processes, on one host or many, serve the same sessions (relay.py).
-        Over SSE each HTTP request is logged on stderr in one line (``--quiet``: not logged);
-        the options of HTTP given without ``--transport sse`` are an error, not ignored.
-    mcp-ref request (--stdio "CMD ARGS" | --sse URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
+        serve TARGET over stdio (or HTTP: ``http`` serves Streamable HTTP at /mcp and HTTP with
+        SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found
+        from the current directory, as ``python -m`` does) or path/to/file.py:attribute; the
+        attribute (default ``server``) is a Server or a no-argument function returning one.
+        ``--relay`` lets several such processes, on one host or many, serve the same sessions
+        (relay.py). Over HTTP each request is logged on stderr in one line (``--quiet``: not
+        logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error.
+    mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
         connect, initialize, send one request, print its result. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
@@ -18,7 +19,7 @@ Not a spec section; a thin shell over Client and Server.
         with their level and logger (``--quiet``: not shown).
         ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
         and requirement IDs (explain.py); both together: the explanation, then the message.
-    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL) [--json] [--timeout S] [--trace] [--explain]
+    mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
     mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
@@ -48,26 +49,21 @@ import argparse
 import json
 import logging
 import os
-import shlex
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO, TypeGuard
+from typing import Any
 
 from .. import __version__
-from ..client import Client
 from ..lifecycle import PROTOCOL_VERSION
-from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout, json_type
 from ..server import Server
-from .inspect_cmd import printable
+from .request_cmd import add_connection_arguments, cmd_inspect, cmd_request
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
 __all__ = ["TraceFile", "build_parser", "load_server", "main"]
 
 DEFAULT_TARGET = "mcp_ref.demo_server:server"
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000  # mcp-ref serve --transport sse
-TOOL_ERROR = 3  # request: tools/call answered with a result whose isError is true
 INTERRUPTED = 130  # 128 + SIGINT, what shells report for a command stopped with Ctrl-C
 
 
@@ -93,8 +89,8 @@ class TraceFile:
 
 
 def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
-    """The HTTP options given to ``serve`` without ``--transport sse``: they would do nothing."""
-    if args.transport == "sse":
+    """The HTTP options given to ``serve`` without ``--transport sse`` or ``http``: they would do nothing."""
+    if args.transport in ("sse", "http"):
         return []
     given = {"--host": args.host is not None, "--port": args.port is not None, "--allow-host": bool(args.allow_host),
              "--allow-origin": bool(args.allow_origin), "--relay": args.relay is not None}
@@ -104,9 +100,9 @@ def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
 def cmd_serve(args: argparse.Namespace) -> int:
     misplaced = _options_of_http_without_sse(args)
     if misplaced:  # before importing anything: a stdio server here would be a silent surprise
-        return _fail(f"{' and '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} for --transport sse, "
-                     "which is missing: add --transport sse (without it, mcp-ref serve speaks stdio, on stdin "
-                     "and stdout)")
+        return _fail(f"{' and '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} for --transport sse or "
+                     "http, which is missing: add --transport sse or http (without it, mcp-ref serve speaks stdio, "
+                     "on stdin and stdout)")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         with stdout_to_stderr():  # TR-04: a print() at import time must not reach the client
@@ -151,216 +147,13 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
               file=sys.stderr)
 
     def ready(url: str) -> None:
-        print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
+        if args.transport == "http":  # the same app serves both (streamable_http.py): the new one first
+            print(f"mcp-ref: serving {server.name} over Streamable HTTP at {url.rsplit('/', 1)[0]}/mcp", flush=True)
+            print(f"mcp-ref: and over HTTP with SSE at {url}", flush=True)
+        else:
+            print(f"mcp-ref: serving {server.name} over HTTP with SSE at {url}", flush=True)
 
     server.serve_sse(host, port, on_ready=ready, trace=trace, log_requests=not args.quiet, **options)
-    return 0
-
-
-# --- connecting: request and inspect -------------------------------------------------------------
-
-
-def _add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--stdio", metavar="CMD", help='spawn this server command, e.g. "mcp-ref serve"')
-    where.add_argument("--sse", metavar="URL", help="connect to this SSE endpoint, e.g. http://127.0.0.1:8000/sse")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (default 30)")
-    parser.add_argument("--trace", action="store_true", help="print every message on stderr")
-    parser.add_argument("--explain", action="store_true",
-                        help="print every message on stderr with its spec page and requirement IDs")
-
-
-def _connect(args: argparse.Namespace, **options: Any) -> Client | None:
-    """Connect as ``--stdio``/``--sse`` say; on failure say why on stderr and return None."""
-    trace: Any = args.trace
-    if args.explain:
-        from .explain import tracer
-
-        trace = tracer("client", show_json=args.trace)
-    options.update(timeout=args.timeout, trace=trace)
-    target = args.stdio or args.sse
-    try:
-        if args.stdio:
-            return Client.stdio(shlex.split(args.stdio), **options)
-        return Client.sse(args.sse, **options)
-    except (ConnectionClosed, RequestTimeout, OSError, ValueError) as exc:
-        _fail(_could_not_connect(target, str(exc)))
-    except McpError as exc:
-        if exc.code == CONNECTION_CLOSED:  # HttpError: the SSE endpoint refused, with its reason
-            _fail(_could_not_connect(target, exc.message))
-        else:
-            _fail(f"the server refused initialize: {exc.message} (code {exc.code})")
-    return None
-
-
-def _could_not_connect(target: str, reason: str) -> str:
-    """One sentence: the SSE client's messages already begin ``could not connect to URL: ...``
-    (what happened, then what to check); any other reason gets that beginning here."""
-    return reason if reason.startswith(f"could not connect to {target}") else f"could not connect to {target!r}: {reason}"
-
-
-class LogDisplay:
-    """``request``'s ``on_log_message``: each ``notifications/message`` the server sends, as one
-    line on stderr the moment it arrives: ``[server log] warning demo: {"message": "..."}``.
-    A progress bar being drawn is ended first, so the two do not share a line."""
-
-    def __init__(self, stream: TextIO, progress: ProgressDisplay):
-        self.stream = stream
-        self.progress = progress
-
-    def __call__(self, params: dict[str, Any]) -> None:
-        level, logger, data = params.get("level"), params.get("logger"), params.get("data")
-        # A string as it is, unless it holds control characters (a newline...): then as JSON, escaped.
-        plain = isinstance(data, str) and printable(data) == data
-        text = data if plain else json.dumps(data, ensure_ascii=False, default=repr)
-        source = f"{level} {logger}" if logger is not None else f"{level}"
-        self.progress.finish()
-        # The server's text, with control characters shown as "?", one line per message.
-        self.stream.write(printable(f"[server log] {source}: {text}") + "\n")
-        self.stream.flush()
-
-
-# Shown when PARAMS_JSON is not a JSON object: what the params of each method look like.
-PARAMS_EXAMPLES = {
-    "tools/call": '{"name": "add", "arguments": {"a": 2, "b": 3}}',
-    "prompts/get": '{"name": "review_code", "arguments": {"code": "x = 1"}}',
-    "resources/read": '{"uri": "demo://readme"}',
-    "resources/subscribe": '{"uri": "demo://counter"}',
-    "resources/unsubscribe": '{"uri": "demo://counter"}',
-    "completion/complete": '{"ref": {"type": "ref/prompt", "name": "review_code"}, '
-                           '"argument": {"name": "language", "value": "py"}}',
-    "logging/setLevel": '{"level": "info"}',
-    "tools/list": '{"cursor": "NEXT_CURSOR"}',
-    "resources/list": '{"cursor": "NEXT_CURSOR"}',
-    "resources/templates/list": '{"cursor": "NEXT_CURSOR"}',
-    "prompts/list": '{"cursor": "NEXT_CURSOR"}',
-}
-
-
-def params_example(method: str) -> str:
-    """What to write instead of a PARAMS_JSON that is not a JSON object, for ``method``."""
-    if method == "ping":
-        return "ping needs no params: leave PARAMS_JSON out"
-    example = PARAMS_EXAMPLES.get(method)
-    if example is None:
-        return ("write it as a JSON object in single quotes, e.g. '{\"name\": \"value\"}' (the shell then "
-                "keeps the double quotes)")
-    optional = " (or leave it out)" if "NEXT_CURSOR" in example else ""
-    return f"for {method} write it like '{example}'{optional}, in single quotes so the shell keeps the double quotes"
-
-
-def _tool_error_text(result: dict[str, Any]) -> str:
-    """The text items of a tool's ``isError`` result, joined; what ``request`` shows on stderr."""
-    content = result.get("content")
-    texts = [str(item.get("text")) for item in (content if isinstance(content, list) else [])
-             if isinstance(item, dict) and item.get("type") == "text"]
-    return printable(" ".join(texts)) or "(the result has no text)"
-
-
-def _sampling_reply(text: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The CLI's sampling handler: answer with --sampling-reply TEXT, or refuse clearly."""
-    def answer(params: dict[str, Any]) -> dict[str, Any]:
-        if text is None:
-            raise MethodNotFound("no sampling handler is configured: pass --sampling-reply TEXT to answer")
-        return {"role": "assistant", "content": {"type": "text", "text": text}, "model": "mcp-ref-cli",
-                "stopReason": "endTurn"}
-    return answer
-
-
-class ProgressDisplay:
-    """``request``'s progress callback: on a terminal, a bar redrawn in place with ``\\r``;
-    otherwise one plain line per notification, ``progress 3/5``."""
-
-    BAR_WIDTH = 30
-
-    def __init__(self, stream: TextIO):
-        self.stream = stream
-        self.on_terminal = stream.isatty()
-        self._drawn = False
-
-    def __call__(self, params: dict[str, Any]) -> None:
-        try:
-            self._show(params.get("progress"), params.get("total"))
-        except (ArithmeticError, ValueError):  # absurd numbers from the server: show nothing
-            pass
-
-    def _show(self, progress: Any, total: Any) -> None:
-        count = _number(progress) + (f"/{_number(total)}" if total is not None else "")
-        if not self.on_terminal:
-            self.stream.write(f"progress {count}\n")
-        elif _is_number(progress) and _is_number(total) and total > 0:
-            filled = max(0, min(self.BAR_WIDTH, int(self.BAR_WIDTH * progress / total)))
-            self.stream.write(f"\r[{'#' * filled}{'.' * (self.BAR_WIDTH - filled)}] {count}")
-            self._drawn = True
-        else:
-            self.stream.write(f"\rprogress {count}")
-            self._drawn = True
-        self.stream.flush()
-
-    def finish(self) -> None:
-        """End the bar's line, if one was drawn."""
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
-
-
-def _is_number(value: Any) -> TypeGuard[float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> str:
-    return f"{value:g}" if _is_number(value) else repr(value)[:20]
-
-
-def cmd_request(args: argparse.Namespace) -> int:
-    params: dict[str, Any] | None = None
-    if args.params is not None:
-        try:
-            params = json.loads(args.params)
-        except ValueError as exc:
-            return _fail(f"PARAMS_JSON is not valid JSON ({exc}); {params_example(args.method)}")
-        if not isinstance(params, dict):
-            return _fail(f"PARAMS_JSON must be a JSON object, not {json_type(params)}; "
-                         f"{params_example(args.method)}")
-    progress = ProgressDisplay(sys.stderr)
-    options: dict[str, Any] = {"sampling_handler": _sampling_reply(args.sampling_reply)}
-    if args.root:
-        options["roots"] = [{"uri": uri} for uri in args.root]
-    if not args.quiet:
-        options["on_log_message"] = LogDisplay(sys.stderr, progress)
-    client = _connect(args, **options)
-    if client is None:
-        return 2
-    with client:
-        try:  # on_progress puts a progressToken in the params' _meta (PROG-01)
-            result = client.request(args.method, params, on_progress=None if args.no_progress else progress)
-        except (ConnectionClosed, RequestTimeout) as exc:
-            return _fail(str(exc))
-        except McpError as exc:
-            print(json.dumps(exc.to_error(), ensure_ascii=False))
-            return 1
-        finally:
-            progress.finish()
-    print(json.dumps(result, ensure_ascii=False))
-    if args.method == "tools/call" and result.get("isError") is True:  # the tool ran, and failed
-        print(f"mcp-ref: the tool reported an error: {_tool_error_text(result)}", file=sys.stderr)
-        return TOOL_ERROR
-    return 0
-
-
-def cmd_inspect(args: argparse.Namespace) -> int:
-    from .inspect_cmd import gather, render
-
-    client = _connect(args)
-    if client is None:
-        return 2
-    with client:
-        try:
-            info = gather(client)
-        except McpError as exc:  # the connection ended or a list timed out
-            return _fail(str(exc))
-    print(json.dumps(info, ensure_ascii=False, indent=2) if args.json else render(info))
     return 0
 
 
@@ -431,9 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
                        help="module:attribute or file.py:attribute of an mcp_ref Server, or of a function "
                             f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
-    serve.add_argument("--transport", choices=["stdio", "sse"], default="stdio", help="default: stdio")
-    serve.add_argument("--host", help=f"for sse: the address to bind (default {DEFAULT_HOST})")
-    serve.add_argument("--port", type=int, help=f"for sse: the port (default {DEFAULT_PORT}; 0 picks a free one)")
+    serve.add_argument("--transport", choices=["stdio", "sse", "http"], default="stdio",
+                       help="default: stdio; http serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
+    serve.add_argument("--host", help=f"for sse and http: the address to bind (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"for sse and http: the port (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="for sse: also accept this name in the Host header (repeatable; '*' for any)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
@@ -451,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                                          "2 could not connect, timed out, or bad arguments; 3 tools/call answered "
                                          "with isError: true (the result on stdout, its text on stderr); "
                                          "130 interrupted.")
-    _add_connection_arguments(request)
+    add_connection_arguments(request)
     request.add_argument("method", metavar="METHOD", help="the method to call, e.g. ping, tools/list, tools/call")
     request.add_argument("params", nargs="?", metavar="PARAMS_JSON",
                          help="the params as a JSON object, in single quotes, e.g. "
@@ -467,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     request.set_defaults(func=cmd_request)
 
     inspect = sub.add_parser("inspect", help="one screen about a server: info, capabilities, tools, resources, prompts")
-    _add_connection_arguments(inspect)
+    add_connection_arguments(inspect)
     inspect.add_argument("--json", action="store_true", help="print the same as one JSON object")
     inspect.set_defaults(func=cmd_inspect)
 

@@ -32,6 +32,15 @@ def run_spec(what: str) -> int:
     try:
         requirement = get(what)
     except KeyError as not_an_id:
+        if what.strip().upper().startswith("SHTTP-"):  # the 2025-03-26 transports page has an index of its own
+            from .requirements_2025_03_26 import get as get_2025_03_26
+
+            try:
+                print(render_requirement(get_2025_03_26(what)))
+                return 0
+            except KeyError as unknown:
+                print(f"mcp-ref: {unknown.args[0]}", file=sys.stderr)
+                return 2
         try:
             page = on_page(what)
         except KeyError:

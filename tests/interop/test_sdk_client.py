@@ -1,8 +1,10 @@
 """Interop: the official Python SDK's client (``mcp`` 2.x, default settings) against our server,
-over stdio and over HTTP with SSE (``mcp-ref serve --transport sse``).
+over stdio, over HTTP with SSE (``mcp-ref serve --transport sse``) and over Streamable HTTP
+(``mcp-ref serve --transport http``; the SDK's Client given a URL, its default transport).
 
 https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
+https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 https://modelcontextprotocol.io/specification/2024-11-05/server
 The SDK's default mode probes ``server/discover`` and proposes a newer revision; our server
 must answer -32601 at once and then negotiate 2024-11-05. Then the SDK uses every feature of
@@ -38,9 +40,10 @@ def server_trace(tmp_path: Any) -> Path:
     return Path(tmp_path) / "server-trace.txt"
 
 
-@pytest.fixture(params=["stdio", "sse"])
+@pytest.fixture(params=["stdio", "sse", "http"])
 def sdk_client(request: Any, server_trace: Path) -> Iterator[Callable[..., Any]]:
-    """Factory: an (unentered) SDK Client for our demo server over the transport under test.
+    """Factory: an (unentered) SDK Client for our demo server over the transport under test
+    (http: a URL, which the SDK's Client speaks Streamable HTTP to by default).
 
     Our server writes every message to a trace file; at teardown each is checked against the
     2024-11-05 schema, so a violation by our side fails the test and says which message it was.
@@ -55,6 +58,10 @@ def sdk_client(request: Any, server_trace: Path) -> Iterator[Callable[..., Any]]
         if request.param == "stdio":
             args = ["-m", "mcp_ref", "serve", "--trace-file", trace]
             return Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT)), **kwargs)
+        if request.param == "http":
+            server = SseServerProcess(DEMO_SERVER, "--trace-file", trace, "--transport", "http")
+            servers.append(server)
+            return Client(server.url, **kwargs)  # the SDK's default transport for a URL
         server = SseServerProcess(DEMO_SERVER, "--trace-file", trace)
         servers.append(server)
         return Client(sse_client(server.url), **kwargs)

@@ -1,9 +1,10 @@
 """Interop: our client against servers built with the official Python SDK (``mcp`` 2.x), over
-stdio and over HTTP with SSE.
+stdio, over HTTP with SSE and over Streamable HTTP (event-stream and JSON answers).
 
 https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/pagination
 https://modelcontextprotocol.io/specification/2024-11-05/client/sampling
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
+https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 Every message is checked against the 2024-11-05 schema by the tap; the SDK's server speaks
 several revisions, and answers our 2024-11-05 proposal in kind.
 """
@@ -84,19 +85,23 @@ def test_our_client_over_sse_against_the_sdk_sse_server(tap: Any) -> None:
             proc.stdout.close()
 
 
-@pytest.fixture(params=["stdio", "sse"])
+@pytest.fixture(params=["stdio", "sse", "http"])
 def full_sdk_server(request: Any, tap: Any) -> Iterator[Callable[..., Client]]:
-    """Factory: our client connected to the SDK's every-feature server over each transport."""
+    """Factory: our client connected to the SDK's every-feature server over each transport
+    (http: Streamable HTTP, the SDK's default mode, answering with event streams)."""
     procs: list[subprocess.Popen[str]] = []
 
     def make(**kwargs: Any) -> Client:
         script = str(SERVERS / "full_server.py")
         if request.param == "stdio":
             return Client.stdio([sys.executable, script], trace=tap, timeout=20, **kwargs)
-        proc = subprocess.Popen([sys.executable, script, "sse"], stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([sys.executable, script, request.param], stdout=subprocess.PIPE, text=True)
         procs.append(proc)
         assert proc.stdout is not None
-        return Client.sse(proc.stdout.readline().split(" at ", 1)[1].strip(), trace=tap, timeout=20, **kwargs)
+        url = proc.stdout.readline().split(" at ", 1)[1].strip()
+        if request.param == "http":
+            return Client.http(url, trace=tap, timeout=20, fallback=False, **kwargs)
+        return Client.sse(url, trace=tap, timeout=20, **kwargs)
 
     yield make
     for proc in procs:
@@ -140,3 +145,30 @@ def test_our_client_uses_every_feature_of_an_sdk_server(full_sdk_server: Callabl
             time.sleep(0.05)
     assert updates == ["sdk://counter"] and changes == ["tools"]
     assert [(log["level"], log["data"]) for log in logs] == [("info", "m"), ("warning", "m")]
+
+
+def test_our_client_against_the_sdk_streamable_http_server_answering_json(tap: Any) -> None:
+    """The SDK's Streamable HTTP server in its JSON-response mode: every answer one JSON object
+    (SHTTP-14, 15); what it sends while a request runs (progress, its sampling and roots
+    requests) then comes on the GET stream our client opened (SHTTP-23)."""
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "full_server.py"), "http-json"], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split(" at ", 1)[1].strip()
+        progress: list[Any] = []
+        with Client.http(url, trace=tap, timeout=20, fallback=False, sampling_handler=lambda params: "sampled",
+                         roots=[{"uri": "file:///ours"}]) as client:
+            assert client.protocol_version == "2024-11-05" and client.server_info is not None
+            transport = client.session._transport  # type: ignore[attr-defined]
+            assert transport.session_id and transport.protocol_version == "2024-11-05"  # the SDK took both headers
+            client.ping()
+            assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+            assert client.call_tool("slow", {"steps": 2}, on_progress=progress.append)["content"][0]["text"] == "slow done"
+            assert client.call_tool("ask", {"question": "q"})["content"][0]["text"] == "unknown: sampled | ['file:///ours']"
+        assert [p["progress"] for p in progress] == [1, 2]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -4,8 +4,9 @@ list and call tools, list and get prompts, set the log level, ping, then disconn
 
     python sdk_client.py [--mode auto|legacy] [--sse] SERVER
 
-SERVER is a server command line (stdio), or with ``--sse`` the URL of an SSE endpoint. The
-default mode is the SDK's own default ("auto": it probes ``server/discover`` first).
+SERVER is a server command line (stdio), with ``--sse`` the URL of an SSE endpoint, or an
+http(s) URL of a Streamable HTTP endpoint. The default mode is the SDK's own default ("auto":
+it probes ``server/discover`` first).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ async def main(server: str, sse: bool, mode: str) -> None:
         from mcp.client.sse import sse_client
 
         transport: object = sse_client(server)
+    elif server.startswith("http"):  # a URL: the SDK's default transport for one, Streamable HTTP
+        transport = server
     else:
         command, *args = shlex.split(server)
         transport = StdioServerParameters(command=command, args=args)

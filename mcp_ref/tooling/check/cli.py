@@ -3,10 +3,10 @@
 Not a spec section: argument handling for the kit (see __init__.py).
 
     mcp-ref check --list
-    mcp-ref check server (--stdio "CMD" | --sse URL) [--only PAGE_OR_ID ...] [--call-tools]
+    mcp-ref check server (--stdio "CMD" | --sse URL | --http URL) [--only PAGE_OR_ID ...] [--call-tools]
                          [--call-timeout S] [--hostile] [--json PATH] [--junit PATH] [--strict]
                          [--timeout S] [--startup S] [--header "K: V"]
-    mcp-ref check client [--sse] [--only PAGE_OR_ID ...] [--json PATH] [--junit PATH] [--strict]
+    mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--junit PATH] [--strict]
                          [--timeout S] -- CMD ARGS...     ({server} in ARGS: the checking server)
 
 Exit status: 0 when no MUST failed (with --strict, no SHOULD either), 1 otherwise, 2 when the
@@ -46,6 +46,8 @@ def add_check_parser(sub: Any) -> None:
     where = server.add_mutually_exclusive_group(required=True)
     where.add_argument("--stdio", metavar="CMD", help='the server command, e.g. "mcp-ref serve"')
     where.add_argument("--sse", metavar="URL", help="the server's SSE endpoint, e.g. http://127.0.0.1:8000/sse")
+    where.add_argument("--http", metavar="URL", help="the server's Streamable HTTP endpoint (the 2025-03-26 "
+                                                    "transport), e.g. http://127.0.0.1:8000/mcp")
     server.add_argument("--call-tools", action="store_true",
                         help="also call the server's tools (with arguments made from their input schemas)")
     server.add_argument("--startup", type=float, default=10.0, metavar="S",
@@ -64,6 +66,7 @@ def add_check_parser(sub: Any) -> None:
                               description="Runs CMD ARGS with {server} replaced by the checking server "
                                           "(a command for stdio, a URL with --sse).")
     client.add_argument("--sse", action="store_true", help="serve HTTP with SSE on 127.0.0.1 instead of stdio")
+    client.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
     client.add_argument("--run-timeout", type=float, default=30.0, metavar="S",
                         help="seconds the client may run in all (default 30)")
     _common(client)
@@ -161,14 +164,15 @@ def check_server(args: argparse.Namespace) -> int:
     from .shapes import as_dict
 
     headers = {}
-    about: dict[str, Any] = {"side": "server", "transport": "stdio" if args.stdio is not None else "sse",
-                             "target": args.stdio if args.stdio is not None else args.sse}
+    about: dict[str, Any] = {"side": "server",
+                             "transport": "stdio" if args.stdio is not None else "http" if args.http else "sse",
+                             "target": args.stdio if args.stdio is not None else args.http or args.sse}
     for header in args.header:
         name, sep, value = header.partition(":")
         if not sep:
             return _cannot(args, about, f"--header {header!r} is not 'Name: value'")
         headers[name.strip()] = value.strip()
-    target = Target(stdio=args.stdio, sse=args.sse, headers=headers)
+    target = Target(stdio=args.stdio, sse=args.sse, headers=headers, http=args.http)
     options = Options(timeout=args.timeout, startup=args.startup, call_tools=args.call_tools, only=args.only,
                       call_timeout=args.call_timeout, hostile=args.hostile)
     try:
@@ -193,10 +197,12 @@ def check_client(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    about: dict[str, Any] = {"side": "client", "transport": "sse" if args.sse else "stdio", "target": " ".join(command)}
+    transport = "http" if args.http else "sse" if args.sse else "stdio"
+    about: dict[str, Any] = {"side": "client", "transport": transport, "target": " ".join(command)}
     if not any("{server}" in part for part in command):
         return _cannot(args, about, "the client command has no {server} argument to replace")
-    options = ClientOptions(timeout=args.timeout, run_timeout=args.run_timeout, sse=args.sse, only=args.only)
+    options = ClientOptions(timeout=args.timeout, run_timeout=args.run_timeout, sse=args.sse, only=args.only,
+                            http=args.http)
     try:
         results, session = run_client_check(command, options)
     except SetupFailed as exc:
@@ -204,7 +210,7 @@ def check_client(args: argparse.Namespace) -> int:
     except Stopped as exc:
         return _stopped(args, about, exc)
     info = session.client_info or {}
-    header = (f"mcp-ref check client ({'sse' if args.sse else 'stdio'}): {' '.join(command)}\n"
+    header = (f"mcp-ref check client ({transport}): {' '.join(command)}\n"
               f"client {info.get('name')!r} {info.get('version')!r}, proposed protocol {session.proposed_version!r}, "
               f"declares {', '.join(sorted(session.client_capabilities)) or 'nothing'}; exit status {session.exit_code}")
     return _finish(args, results, header, about)

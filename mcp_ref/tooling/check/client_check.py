@@ -27,7 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
 from .model import Recorder
@@ -35,6 +35,10 @@ from .shapes import as_dict
 from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
 MAX_FROM_CLIENT = 10000  # messages from the client kept for the cases
+
+if TYPE_CHECKING:
+    from .http_wire import StreamableHttpLink
+
 PROBES = 6  # requests the checking server may send the client (see CheckingServer._probe)
 SERVER_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 # What the checking server declares: no resources, so a client that lists them anyway is using a
@@ -58,6 +62,7 @@ class ClientOptions:
     run_timeout: float = 30.0  # seconds the client may run in all
     sse: bool = False
     only: list[str] = field(default_factory=list)
+    http: bool = False  # serve Streamable HTTP (http_wire.py)
     version_run: bool = True  # run the client a second time against a server answering UNSUPPORTED_VERSION
 
     @property
@@ -311,8 +316,14 @@ def run_client(command: list[str], options: ClientOptions, *, version: str = "20
     """Run the client command against a checking server; return what it did. With another
     ``version``, the checking server answers initialize with it, probes nothing, and the run is
     short (options.version_run_timeout): it only watches whether the client lets go."""
-    link: StdioLink | SseLink = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
-    session = ClientSession("sse" if options.sse else "stdio", link, version=version)
+    link: StdioLink | SseLink | StreamableHttpLink
+    if options.http:
+        from .http_wire import StreamableHttpLink
+
+        link = StreamableHttpLink(options.timeout)
+    else:
+        link = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
+    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link, version=version)
     probing = version == "2024-11-05"
     run_timeout = options.run_timeout if probing else options.version_run_timeout
     server = CheckingServer(link, session, options.timeout, probing=probing)

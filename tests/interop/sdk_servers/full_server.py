@@ -1,6 +1,7 @@
 """A third-party server for interop tests: the official SDK's low-level Server offering every
-2024-11-05 server feature, over stdio (default) or HTTP with SSE (`python full_server.py sse`,
-which prints its URL first). Its tools exercise what a server may send: progress, cancellation,
+2024-11-05 server feature, over stdio (default), HTTP with SSE (`python full_server.py sse`) or
+Streamable HTTP (`python full_server.py http`, or `http-json` for its JSON-response mode); the
+HTTP modes print their URL first. Its tools exercise what a server may send: progress, cancellation,
 sampling, roots, log messages, resource updates and list_changed notifications."""
 
 from __future__ import annotations
@@ -146,8 +147,23 @@ def serve_sse() -> None:
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
+def serve_http(json_response: bool) -> None:
+    """Streamable HTTP as the SDK's documentation serves it (``streamable_http_app``, uvicorn),
+    on a socket bound here so that the port is known before uvicorn starts."""
+    import uvicorn
+
+    app = server.streamable_http_app(json_response=json_response)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    print(f"listening at http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["sse"]:
+    if sys.argv[1:] in (["http"], ["http-json"]):
+        serve_http(json_response=sys.argv[1] == "http-json")
+    elif sys.argv[1:] == ["sse"]:
         serve_sse()
     else:
         anyio.run(serve_stdio)

@@ -1,0 +1,151 @@
+"""The client's HTTP plumbing: one requests session, bounded reads, and an event-stream parser.
+
+Not a spec section: what streamable_http_client.py stands on (and ``HttpError``, which the
+client ends of both HTTP transports raise for a refused request). In short:
+
+1. ``http_session(url, headers, proxies, verify)``: one ``requests.Session`` (kept-alive
+   connections are reused), with the caller's headers on every request. It does not consult
+   the environment on every request (``trust_env`` off: proxy lookups cost a quarter of a
+   client's CPU per POST); proxies and a CA bundle named by the environment are read once, here,
+   and ``proxies=`` / ``verify=`` override them.
+2. ``socket_of(response)``: the socket under a streaming response, so a read can be bounded by a
+   deadline, an idle stream's read timeout lifted, and a blocked reader woken by shutting the
+   socket down.
+3. ``short_reads(response, deadline)``: whatever bytes have arrived, at once (iterating a
+   response would hold events back until a buffer fills), each read ending by ``deadline()``.
+4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size.
+5. ``sse_events(chunks, limit)``: ``(event, data)`` for each event of a ``text/event-stream``:
+   lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several ``data:`` lines joined
+   with newlines), comments and other fields skipped, an event dispatched at a blank line.
+   An event larger than ``limit`` bytes is an error (a hostile server must not fill memory).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..messages import CONNECTION_CLOSED, McpError
+
+READ_CHUNK = 64 * 1024
+
+
+class HttpError(McpError):
+    """Local: an HTTP request of an HTTP transport failed (HTTP with SSE, Streamable HTTP);
+    ``status`` is the HTTP status, and the message says why, in the server's words if it gave any."""
+
+    code = CONNECTION_CLOSED
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message, {"status": status})
+        self.status = status
+
+
+def http_session(url: str, headers: dict[str, str] | None, proxies: dict[str, str] | None,
+                 verify: bool | str | None) -> Any:
+    """A ``requests.Session`` for ``url`` (point 1)."""
+    import requests
+
+    session = requests.Session()
+    session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=32))
+    session.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=32))
+    session.headers.update(headers or {})
+    session.proxies = proxies if proxies is not None else requests.utils.get_environ_proxies(url)
+    session.verify = verify if verify is not None else (
+        os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True)
+    session.trust_env = False
+    return session
+
+
+def socket_of(response: Any) -> socket.socket | None:
+    """The socket under a streaming requests response, or None.
+
+    urllib3 does not expose it; we look along http.client's attributes and give up if they
+    change (reads are then bounded per read only, and a blocked reader wakes at the next byte
+    or at end of stream; the transport tests would show it).
+    """
+    try:
+        sock = response.raw._fp.fp.raw._sock
+        return sock if isinstance(sock, socket.socket) else None
+    except AttributeError:
+        return None
+
+
+def short_reads(response: Any, deadline: Callable[[], float | None] = lambda: None) -> Iterator[bytes]:
+    """The body's bytes as they arrive; every read ends by ``deadline()`` (``time.monotonic``;
+    None: no limit beyond the socket's own timeout). ``TimeoutError`` when a read runs out."""
+    sock = socket_of(response)
+    while True:
+        limit = deadline()
+        try:
+            if limit is not None and sock is not None and sock.fileno() >= 0:
+                sock.settimeout(max(0.001, limit - time.monotonic()))
+            chunk = response.raw.read1(READ_CHUNK)
+        except Exception as exc:  # urllib3 wraps a socket timeout in its own errors
+            if limit is not None and time.monotonic() >= limit:
+                raise TimeoutError("the body did not arrive in time") from None
+            raise OSError(f"the connection broke: {exc}") from exc
+        if not chunk:
+            return
+        yield chunk
+
+
+def read_body(response: Any, deadline: float, limit: int) -> bytes:
+    """The whole body, by ``deadline``, of at most ``limit`` bytes (``ValueError`` beyond)."""
+    body = bytearray()
+    for chunk in short_reads(response, lambda: deadline):
+        body += chunk
+        if len(body) > limit:
+            raise ValueError(f"the body is larger than {limit} bytes")
+    return bytes(body)
+
+
+def first_words(response: Any, timeout: float, limit: int = 200) -> str:
+    """The start of an error response's body, for an exception's message: at most ``limit``
+    characters, read within ``timeout``; "" if it cannot be read."""
+    sock = socket_of(response)
+    try:
+        if sock is not None:
+            sock.settimeout(timeout)
+        body: bytes = response.raw.read(limit, decode_content=True) or b""
+    except Exception:  # a broken or stalled body: the status line alone will have to do
+        return ""
+    return " ".join(body.decode("utf-8", "replace").split())[:limit]
+
+
+def sse_events(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[str, str]]:
+    """``(event type, data)`` for each event in the stream (point 5); the type defaults to
+    ``message``. ``ValueError`` for an event over ``limit`` bytes or a line that is not UTF-8."""
+    buffer = b""
+    event, size = "", 0
+    data: list[str] = []
+    for chunk in chunks:
+        buffer += chunk
+        if len(buffer) > limit:
+            raise ValueError(f"an event of the stream is larger than {limit} bytes")
+        while True:
+            cut = buffer.find(b"\n")
+            if cut < 0:
+                break
+            raw, buffer = buffer[:cut], buffer[cut + 1:]
+            line = (raw[:-1] if raw.endswith(b"\r") else raw).decode("utf-8")
+            if not line:  # a blank line ends the event
+                if data:
+                    yield event or "message", "\n".join(data)
+                event, data, size = "", [], 0
+                continue
+            if line.startswith(":"):
+                continue  # a comment (keepalives)
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+                size += len(value)
+                if size > limit:
+                    raise ValueError(f"an event of the stream is larger than {limit} bytes")
+            # "id", "retry" and unknown fields: we do not resume streams, so nothing to keep
