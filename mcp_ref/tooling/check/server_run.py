@@ -31,25 +31,30 @@ MAX_PAGES = 20  # pages followed per list during discovery
 
 @dataclass
 class Target:
-    """The server under test: a command for stdio, or an SSE URL."""
+    """The server under test: a command for stdio, an SSE URL, or a Streamable HTTP URL."""
 
     stdio: str | list[str] | None = None
     sse: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    http: str | None = None  # a Streamable HTTP endpoint (http_wire.py)
 
     @property
     def kind(self) -> str:
-        return "stdio" if self.stdio is not None else "sse"
+        return "stdio" if self.stdio is not None else "http" if self.http is not None else "sse"
 
     def describe(self) -> str:
         if self.stdio is not None:
             return self.stdio if isinstance(self.stdio, str) else " ".join(self.stdio)
-        return str(self.sse)
+        return str(self.http if self.http is not None else self.sse)
 
     def open(self, timeout: float, headers: dict[str, str] | None = None) -> Wire:
         """A new connection (``headers``: extra HTTP headers, for SSE)."""
         if self.stdio is not None:
             return StdioWire(self.stdio, timeout)
+        if self.http is not None:
+            from .http_wire import StreamableHttpWire
+
+            return StreamableHttpWire(self.http, timeout, {**self.headers, **(headers or {})})
         assert self.sse is not None
         return SseWire(self.sse, timeout, {**self.headers, **(headers or {})})
 
