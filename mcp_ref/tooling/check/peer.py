@@ -228,11 +228,13 @@ class Peer:
             reply.waited = time.monotonic() - started
 
     def sync(self) -> tuple[list[Incoming], Reply]:
-        """Send a ping (a barrier) and wait for its answer; return the responses to something else
-        that arrived meanwhile, and the ping's reply (unanswered if the server did not answer)."""
+        """Send a ping (a barrier) and wait for its answer, two steps at most (a barrier orders what
+        arrives; how promptly ping is answered is the ping cases' to judge); return the responses
+        to something else that arrived meanwhile, and the ping's reply (unanswered if none came)."""
         self._syncs += 1
         others: list[Incoming] = []
-        barrier = self.wait(self.send_request("ping", request_id=f"mcp-ref-check-sync-{self._syncs}"), others=others)
+        barrier = self.wait(self.send_request("ping", request_id=f"mcp-ref-check-sync-{self._syncs}"),
+                            2 * self.timeout, others=others)
         return others, barrier
 
     def probe(self, *inputs: bytes) -> Probe:
