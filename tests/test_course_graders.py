@@ -35,10 +35,11 @@ class Wrong:
     what: str  # what the learner did, in words
     edits: tuple[tuple[str, str], ...]
     fails_on: str  # the requirement ID its grade must name
+    says: tuple[str, ...] = ()  # what the grade's findings must say, each in some finding
 
 
-def wrong(todo: int, what: str, fails_on: str, *edits: tuple[str, str]) -> Wrong:
-    return Wrong(todo, what, edits, fails_on)
+def wrong(todo: int, what: str, fails_on: str, *edits: tuple[str, str], says: tuple[str, ...] = ()) -> Wrong:
+    return Wrong(todo, what, edits, fails_on, says)
 
 
 LAB2_DECODE_THEN_PARSE = ('''        message = json.loads(line)
@@ -111,12 +112,15 @@ WRONG: dict[str, list[Wrong]] = {
         wrong(2, "says nothing to a line that is not JSON", "MSG-01",
               ('''        return error(None, PARSE_ERROR, "Parse error: the line is not JSON")''', "        return None")),
         wrong(2, "decodes UTF-8 first and catches only JSON's errors (the issue's first hasty lab 2)", "MSG-01",
-              LAB2_DECODE_THEN_PARSE, LAB2_SAFETY_NET, LAB2_BOOL_IS_AN_INT),
+              LAB2_DECODE_THEN_PARSE, LAB2_SAFETY_NET, LAB2_BOOL_IS_AN_INT,
+              says=("bytes that are not UTF-8 got error -32603", "a ping whose id is true got a result")),
         wrong(3, "forgets that True is an int in Python", "MSG-01", LAB2_BOOL_IS_AN_INT),
         wrong(3, "checks the envelope with one if (the issue's second hasty lab 2)", "MSG-01",
               LAB2_ONE_IF, LAB2_SAFETY_NET,
               ('''    request_id, method = message["id"], message["method"]''',
-               '''    request_id, method = message.get("id"), message.get("method")''')),
+               '''    request_id, method = message.get("id"), message.get("method")'''),
+              says=("[] (an empty batch) got error -32603", "a request whose method is a number got error -32601",
+                    "a ping whose params are an array got a result")),
         wrong(3, "does not check that params are an object", "MSG-01",
               ('''        if "params" in message and not isinstance(message["params"], dict):
             raise InvalidMessage('"params" must be an object', readable_id)
@@ -338,6 +342,9 @@ def test_every_wrong_solution_fails_on_its_todos_rule(name: str, tmp_path: Path)
         elif entry.fails_on not in failing_ids(outcome):
             problems.append(f"TODO {entry.todo}, {entry.what}: failed on {sorted(failing_ids(outcome))}, not "
                             f"{entry.fails_on}\n{outcome.output}")
+        elif missing := [text for text in entry.says if not any(text in finding["message"] for case in outcome.failed
+                                                                for finding in case["findings"])]:
+            problems.append(f"TODO {entry.todo}, {entry.what}: the grade does not say {missing}\n{outcome.output}")
         elif entry.todo not in todos_pointed_at(outcome, entry.fails_on):
             problems.append(f"TODO {entry.todo}, {entry.what}: the grade points at TODO "
                             f"{sorted(todos_pointed_at(outcome, entry.fails_on))}")

@@ -32,6 +32,7 @@ BREAKS = {
     "silent-parse-error": "say nothing to a line that is not JSON",
     "silent-invalid-request": "say nothing to an invalid envelope",
     "answers-notifications": "answer an unknown notification",
+    "answers-every-notification": "answer every notification, initialized included, with -32601 and id null",
     "int-ids": "answer numeric string ids with integers",
     "result-and-error": "put both result and error in completion errors",
     "string-error-code": "send a string error code for an unknown prompt",
@@ -190,6 +191,8 @@ class BrokenServer:
         return "id" in msg and not valid_id(msg["id"])
 
     def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if "answers-every-notification" in self.breaks:  # what a server that never asks "is there an id?" does
+            self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": f"Method not found: {method}"}})
         if method == "notifications/initialized" and self.phase == "initializing":
             self.phase = "operating"
             if "reuse-request-id" in self.breaks:
