@@ -238,7 +238,7 @@ class Session:
         try:
             self._write(data, timeout)
         except TimeoutError:
-            raise out.timed_out(timeout) from None
+            out.time_out(timeout)  # raises RequestTimeout, unless it was answered all the same
         except McpError:
             self._forget(request_id)
             raise

@@ -6,6 +6,7 @@ https://modelcontextprotocol.io/specification/2024-11-05/server/tools
 from __future__ import annotations
 
 import base64
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -58,6 +59,24 @@ def test_protocol_errors_are_32602_and_the_session_keeps_serving(connect: Callab
         client.call_tool("add", {"a": 1, "b": 2, "c": 3})
     assert "'c'" in extra.value.message
     assert client.call_tool("add", {"a": 1, "b": 1})["content"][0]["text"] == "2"
+
+
+@pytest.mark.parametrize("params", [
+    {"name": "add"},  # arguments omitted: the tool still needs its required ones
+    {"name": "add", "arguments": None},
+    {"name": "add", "arguments": {}},
+], ids=["omitted", "null", "empty"])
+def test_a_call_without_its_required_arguments_is_32602_not_a_tool_error(
+        stdio_client: Callable[..., Client], tap: Any, params: dict[str, Any]) -> None:
+    """TOOL-08 holds when there are no arguments to check at all: the schema still says what is
+    required, and the answer is -32602 naming the field, never the function's own TypeError
+    reported as an isError result."""
+    client = stdio_client("mcp_ref.demo_server:server")
+    sloppy = "arguments" in params and params["arguments"] is None  # null breaks the schema: on purpose
+    with tap.deliberately_invalid() if sloppy else contextlib.nullcontext(), pytest.raises(InvalidParams) as missing:
+        client.request("tools/call", params)
+    assert missing.value.code == -32602 and "'a' is a required property" in missing.value.message
+    assert missing.value.data["field"] == "a"
 
 
 def test_image_and_embedded_resource_content(connect: Callable[..., Client]) -> None:

@@ -12,7 +12,13 @@ Not a spec section: the machinery under the engine (session.py), which keeps an
    sending it and waiting for its answer share one budget of ``timeout`` seconds, which ends at
    ``deadline``. When it runs out, the engine gives the request up (``Asker.give_up``: the peer is
    told, cancellation.py) and the caller gets ``RequestTimeout``, a ``TimeoutError``.
-3. Where the engine lets callers read (crew.py, rule 6), a caller with nobody else reading reads
+3. The deadline and the answer race, and one step decides (CAN-11): taking the request out of the
+   engine's pending table. ``give_up`` takes it out only if it is still there; if the reader took
+   it first, the answer is ours and the caller gets it, though the time ran out as it came, and
+   no cancellation goes out for a request that was answered (CAN-02). The same step decides when
+   the wait ends any other way: ``close()`` from another thread, the connection ending, Ctrl-C in
+   the caller (the request is given up before the interruption goes on, unless answered).
+4. Where the engine lets callers read (crew.py, rule 6), a caller with nobody else reading reads
    its own answer first (``Asker.read_until``), and so needs no other thread to hand it over.
 """
 
@@ -26,6 +32,8 @@ from typing import Any, Protocol
 from ..messages import McpError, RequestId, RequestTimeout
 
 CANCEL_NOTICE_TIMEOUT = 2.0  # seconds the peer gets to take a notifications/cancelled of ours
+INTERRUPTED_NOTICE_TIMEOUT = 0.5  # the same, when the caller was interrupted (Ctrl-C): it wants out
+SETTLE_TIMEOUT = 1.0  # seconds; whoever takes a request out of the pending table sets its reply next
 
 
 class Reply:
@@ -96,24 +104,35 @@ class OutgoingRequest:
     def result(self, timeout: float | None = None) -> dict[str, Any]:
         """The result; ``McpError`` for an error answer or a closed connection, ``RequestTimeout``
         when the time is up. ``timeout`` replaces what is left of the budget."""
+        budget = self.timeout if timeout is None else timeout
         deadline = self.deadline if timeout is None else time.monotonic() + timeout
-        self._asker.read_until(self.reply.is_set, deadline)  # crew.py, rule 6, where the engine allows it
-        if not self.reply.wait(max(0.0, deadline - time.monotonic())):  # LC-22, LC-24, PING-02
-            raise self.timed_out(self.timeout if timeout is None else timeout)
+        try:
+            self._asker.read_until(self.reply.is_set, deadline)  # crew.py, rule 6, where the engine allows it
+            arrived = self.reply.wait(max(0.0, deadline - time.monotonic()))  # LC-22, LC-24, PING-02
+        except BaseException:  # Ctrl-C in the caller: give the request up (unless answered), then go on out
+            self._asker.give_up(self, "the caller was interrupted", INTERRUPTED_NOTICE_TIMEOUT)
+            raise
+        if not arrived:
+            self.time_out(budget)  # raises RequestTimeout, unless the answer came as the time ran out
         try:
             return self.reply.result()
         except McpError as error:
             error.failed_request = self.method
             raise
 
-    def timed_out(self, timeout: float) -> RequestTimeout:
-        """Give the request up and return the error to raise. The notice to the peer may take a
+    def time_out(self, timeout: float) -> None:
+        """The time ran out: give the request up and raise ``RequestTimeout``, if it is still
+        pending. If it is not, return: the answer arrived as the time ran out (or ``close()``
+        settled it) and its reply is set. Taking it out of the pending table decides (CAN-11,
+        CAN-02), so an answered request is never cancelled. The notice to the peer may take a
         quarter of the timeout, so the caller hears of it at about the time it asked for."""
-        self._asker.give_up(self, f"timed out after {timeout:g} s", min(CANCEL_NOTICE_TIMEOUT, max(0.1, timeout / 4)))
+        if not self._asker.give_up(self, f"timed out after {timeout:g} s", min(CANCEL_NOTICE_TIMEOUT, max(0.1, timeout / 4))):
+            if self.reply.wait(SETTLE_TIMEOUT):  # whoever took it out sets the reply right after
+                return
         error = RequestTimeout(f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
                                "the request was cancelled. Pass a larger timeout if the peer is just slow.")
         error.failed_request = self.method
-        return error
+        raise error from None  # (not "during handling of" the TimeoutError of a send)
 
     def cancel(self, reason: str | None = None, *, notice_timeout: float = CANCEL_NOTICE_TIMEOUT) -> bool:
         """Give up on this request and tell the peer; False if it was already answered."""
