@@ -46,9 +46,12 @@ Every decision about who does what is taken under one lock (``_next_task`` for m
 ``receive`` is called by one thread at a time.
 
 The standby is not woken for every request (that would put back the wake-up rule 2 saved):
-while requests keep coming, or a caller reads, it checks the reader every ``STANDBY_DELAY``,
-and it sleeps without a timeout only after ``IDLE_AFTER`` seconds without a request while a
-member reads.
+while requests keep coming (one started within the last ``STANDBY_DELAY``), or a caller reads,
+it checks the reader every ``STANDBY_DELAY``; when a check finds no request started since then,
+it sleeps without a timeout, and the next request wakes it. So a busy session pays one check
+every ``STANDBY_DELAY``, not one per request, and a quiet one (a request now and then, as with
+many SSE clients on one server) pays about two per request, not a check every ``STANDBY_DELAY``
+for as long as it is open (a measured gain: benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -66,7 +69,6 @@ from ..messages import ConnectionClosed
 log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
-IDLE_AFTER = 0.1  # seconds without a request after which the standby sleeps until woken
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 
 Job = Callable[[], None]  # work for a member: run it by calling it
@@ -242,7 +244,7 @@ class Crew:
                     self._state.wait(self._resting_since + STANDBY_DELAY - now)
                 elif busy_since is not None:
                     self._state.wait(busy_since + STANDBY_DELAY - now)
-                elif self._caller_reads or now - self._last_start < IDLE_AFTER:
+                elif self._caller_reads or now - self._last_start < STANDBY_DELAY:
                     self._state.wait(STANDBY_DELAY)  # requests keep coming: check again soon
                 else:
                     self._standby_sleeping = True
