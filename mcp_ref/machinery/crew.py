@@ -132,9 +132,12 @@ class Crew:
         self._max_queued = max_queued
         self._on_error = on_error
         self._awaited = awaited
-        # Guards every field below. Notified when the sleeping standby must look again: a request
-        # started, a job was queued, or the crew stopped.
-        self._state = threading.Condition()
+        # _lock guards every field below; _state, a condition on it, is notified when the sleeping
+        # standby must look again: a request started, a job was queued, or the crew stopped. (Taken
+        # as ``with self._lock``, a plain lock costs less than the condition's own ``with``, on
+        # every request and every caller's read: a measured gain, benchmarks/RESULTS.md.)
+        self._lock = threading.Lock()
+        self._state = threading.Condition(self._lock)
         self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
         self._caller_reads = False  # the reader is a caller, not a member (rule 6)
         self._handing_over = False  # the caller reading met what only the crew handles
@@ -153,12 +156,12 @@ class Crew:
 
     def start(self) -> None:
         """Start the first member, the reader, on a thread of its own."""
-        with self._state:
+        with self._lock:
             self._reader = self._new_member_locked("reader")
         self._reader.start()
 
     def stop(self) -> None:
-        with self._state:
+        with self._lock:
             self._stopped = True
             self._queue.clear()
             self._state.notify_all()
@@ -169,7 +172,7 @@ class Crew:
 
     def submit(self, job: Job) -> None:
         """Queue ``job`` for a free member (rule 4); CrewFull if the queue is full."""
-        with self._state:
+        with self._lock:
             if self._stopped:
                 return
             self._enqueue_locked(job)
@@ -202,7 +205,7 @@ class Crew:
                     elif self._put_down_after_this:
                         self._put_down_reading(me)
         finally:
-            with self._state:
+            with self._lock:
                 self._members -= 1
                 if self._reader is me:
                     self._reader = None
@@ -213,7 +216,7 @@ class Crew:
         """Decide, under the lock, what ``me`` does next (rules 1, 3, 4, 5, 7). One invariant is
         kept: while the reader runs a request, a caller reads, or the reading rests, some member
         stands by (unless the crew is full)."""
-        with self._state:
+        with self._lock:
             while not self._stopped:
                 if self._reader is me:
                     return Task.READ, _nothing
@@ -256,7 +259,7 @@ class Crew:
         """Rule 2: run the request here, with a standby ready to take over the reading."""
         me = threading.current_thread()
         refusal = None
-        with self._state:
+        with self._lock:
             run_here = self._standby is not None or self._members < self._max_threads
             if run_here:
                 if self._standby is None:
@@ -276,7 +279,7 @@ class Crew:
         try:
             self._run(request)
         finally:
-            with self._state:
+            with self._lock:
                 if self._reader is me:
                     self._busy_since = None
 
@@ -289,7 +292,7 @@ class Crew:
         if self._awaited is None:
             return
         me = threading.current_thread()
-        with self._state:
+        with self._lock:
             if self._reader is not None or self._stopped:
                 return
             self._reader, self._caller_reads, self._take_up_now = me, True, False
@@ -300,7 +303,7 @@ class Crew:
                     break
                 self._read(left)  # answers only: anything else is handed over (hand_over)
         finally:
-            with self._state:
+            with self._lock:
                 self._reader, self._caller_reads = None, False
                 self._resting_since = time.monotonic()
                 # Other callers wait for answers that nobody reads now, or the caller met what
@@ -323,7 +326,7 @@ class Crew:
             self._put_down_after_this = True
 
     def _put_down_reading(self, me: threading.Thread) -> None:
-        with self._state:
+        with self._lock:
             self._put_down_after_this = False
             if self._reader is me and self._awaited is not None and not self._awaited():
                 self._reader, self._take_up_now = None, False
