@@ -60,9 +60,7 @@ from __future__ import annotations
 import logging
 import queue
 import secrets
-import select
 import socket
-import ssl
 import threading
 import time
 import urllib.parse
@@ -74,7 +72,10 @@ from werkzeug.wrappers import Request, Response
 
 from . import messages
 from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
-from .machinery.memory import put_end_marker
+from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
+from .machinery.http_streams import client_socket, hostname, origin_allowed, peer_gone, pollable
+from .machinery.http_streams import sse_event as sse_event
+from .machinery.outbox import Full, Outbox
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 
@@ -116,42 +117,25 @@ _BLIND_KEEPALIVE_SECONDS = 1.0
 # Seconds a client is told to wait when the relay cannot reach the session's process.
 RELAY_RETRY_AFTER_SECONDS = 2
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def sse_event(event: str, data: bytes) -> bytes:
-    """One server-sent event. ``data`` must hold no newline (compact JSON never does)."""
-    return b"event: " + event.encode() + b"\ndata: " + data + b"\n\n"
-
-
-def _hostname(host: str) -> str:
-    """``example.com:8000`` -> ``example.com``; ``[::1]:8000`` -> ``::1``."""
-    return urllib.parse.urlsplit(f"//{host}").hostname or ""
 
 
 # --- the server side ---------------------------------------------------------------------------
 
 
 class _StreamTransport:
-    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox`` (and says
-    so with ``taken``, for each message it takes).
+    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``
+    (machinery/outbox.py: at most ``max_queued`` messages of at most ``max_queued_bytes``).
 
-    ``outbox`` holds at most ``max_queued`` messages of at most ``max_queued_bytes`` in all; a
-    message larger than that goes in only when the outbox is empty. A sender that finds no
-    room waits for it, up to its timeout: a burst is slowed to the pace of the client. If no
-    room comes in that time, the stream has taken nothing: its writer is stuck, the client is
-    not reading. ``send`` then raises ``OSError``, which closes the session (the Transport
-    contract), and the client's socket (``sock``, if the WSGI server gives it) is shut down, so
-    the stuck writer lets go at once.
+    A sender that finds no room waits for it, up to its timeout. If none comes, the stream has
+    taken nothing: its writer is stuck, the client is not reading. ``send`` then raises
+    ``OSError``, which closes the session (the Transport contract), and the client's socket
+    (``sock``, if the WSGI server gives it) is shut down, so the stuck writer lets go at once.
     """
 
     def __init__(self, max_queued: int, sock: socket.socket | None,
                  max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
         self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.outbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
-        self.max_queued_bytes = max_queued_bytes
-        self.queued_bytes = 0  # of the messages in outbox; changed only under _room
-        self._room = threading.Condition()  # signalled when the stream takes a message, or at close
+        self.outbox = Outbox(max_queued, max_queued_bytes)
         self._socket = sock
         self._closed = False
         self._stalled = False
@@ -165,38 +149,19 @@ class _StreamTransport:
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
             raise OSError("the event stream is closed")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._room:  # the byte bound: room for these bytes, or an empty outbox
-            if not self._room.wait_for(lambda: self._closed or not self.queued_bytes
-                                       or self.queued_bytes + len(data) <= self.max_queued_bytes, timeout):
-                self._stalled = True
-                raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
-                              f"{self.queued_bytes} bytes unread (the bound is {self.max_queued_bytes}); "
-                              "disconnecting it")
-            if self._closed:
-                raise OSError("the event stream is closed")
-            self.queued_bytes += len(data)
-        try:  # the count bound
-            self.outbox.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-        except queue.Full:
-            self.taken(data)
+        try:
+            self.outbox.put(data, timeout)
+        except Full as unread:
             self._stalled = True
-            raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with "
-                          f"{self.outbox.maxsize} messages unread; disconnecting it") from None
-
-    def taken(self, data: bytes) -> None:
-        """The stream took ``data`` out of the outbox: its bytes make room for a waiting sender."""
-        with self._room:
-            self.queued_bytes -= len(data)
-            self._room.notify_all()
+            raise OSError(f"the client took nothing from its event stream for {timeout:g} s, with {unread}; "
+                          "disconnecting it") from None
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            with self._room:
-                self._room.notify_all()  # a sender waiting for room gives up at once
+            self.outbox.close()  # a sender waiting for room gives up at once
             self.inbox.put(None)
-            put_end_marker(self.outbox)
+            self.outbox.end()
             if self._stalled and self._socket is not None:
                 try:
                     self._socket.shutdown(socket.SHUT_RDWR)  # fails the write it is stuck in
@@ -261,7 +226,7 @@ class SseApp:
     def dispatch(self, request: Request) -> WsgiAnswer:
         if self.streamable is not None and request.path == self.streamable.path:  # Streamable HTTP
             return self.streamable.dispatch(request)
-        if "*" not in self.allowed_hosts and _hostname(request.host) not in self.allowed_hosts:
+        if "*" not in self.allowed_hosts and hostname(request.host) not in self.allowed_hosts:
             return _plain(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # TR-06
             return _plain(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
@@ -274,12 +239,7 @@ class SseApp:
         return _plain(404, f"not found; the event stream is at {self.sse_path}")
 
     def _origin_allowed(self, origin: str | None) -> bool:
-        if origin is None:
-            return True  # not a browser: Origin is what browsers send, and what rebinding abuses
-        if self.allowed_origins is not None:
-            return "*" in self.allowed_origins or origin in self.allowed_origins
-        parts = urllib.parse.urlsplit(origin)
-        return parts.scheme in ("http", "https") and parts.hostname in LOCAL_HOSTS
+        return origin_allowed(origin, self.allowed_origins)  # TR-06: no Origin, an allowed one, or localhost
 
     @property
     def session_count(self) -> int:
@@ -302,9 +262,8 @@ class SseApp:
 
     def _open_stream(self, request: Request) -> Response:
         session_id = secrets.token_hex(16)  # 128 random bits
-        found = request.environ.get("werkzeug.socket") or request.environ.get("gunicorn.socket")
-        client_socket = found if isinstance(found, socket.socket) else None
-        transport = _StreamTransport(self.max_queued, client_socket, self.max_queued_bytes)
+        sock = client_socket(request.environ)
+        transport = _StreamTransport(self.max_queued, sock, self.max_queued_bytes)
         with self._lock:
             if len(self._streams) >= self.max_streams:
                 return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
@@ -319,7 +278,7 @@ class SseApp:
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
 
         # A socket we can poll tells at once that its client left; otherwise a write must.
-        watched = client_socket if client_socket is not None and not isinstance(client_socket, ssl.SSLSocket) else None
+        watched = pollable(sock)
         keepalive = self.keepalive if watched is not None else min(self.keepalive, _BLIND_KEEPALIVE_SECONDS)
 
         def stream() -> Iterator[bytes]:
@@ -330,7 +289,7 @@ class SseApp:
                     try:
                         data = transport.outbox.get(timeout=_POLL_SECONDS)
                     except queue.Empty:
-                        if _peer_gone(watched):
+                        if peer_gone(watched):
                             return
                         if time.monotonic() - last_write >= keepalive:
                             last_write = time.monotonic()
@@ -338,7 +297,6 @@ class SseApp:
                         continue
                     if data is None:
                         return
-                    transport.taken(data)
                     yield sse_event("message", data)
                     last_write = time.monotonic()
             finally:  # the client went away, or the session ended: either way, end both
@@ -398,28 +356,6 @@ def _accepted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
 
 def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:
     return Response(text, status=status, mimetype="text/plain", headers=headers)
-
-
-def _peer_gone(sock: Any) -> bool:
-    """Whether the client closed its end: a GET sends nothing more, so readable means EOF."""
-    if not isinstance(sock, socket.socket):
-        return False  # another WSGI server: the next write (at the latest the keepalive) will tell
-    if sock.fileno() < 0:
-        return True
-    try:
-        return _readable_now(sock) and sock.recv(1, socket.MSG_PEEK) == b""
-    except ValueError:  # a TLS socket takes no MSG_PEEK: we cannot tell, the next write will
-        return False
-    except OSError:  # reset by the client
-        return True
-
-
-def _readable_now(sock: socket.socket) -> bool:
-    if hasattr(select, "poll"):  # poll, unlike select, works for any descriptor number
-        poller = select.poll()
-        poller.register(sock, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([sock], [], [], 0)[0])  # Windows: no poll, and no such limit in its select
 
 
 __all__ = ["SseApp", "SseHttpServer", "sse_event"]  # the client's end: sse_client.py

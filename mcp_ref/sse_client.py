@@ -41,10 +41,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
+from .machinery.http_client import first_words, socket_of
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
-    import socket
+    pass
 
 log = logging.getLogger("mcp_ref.sse")
 
@@ -125,14 +126,14 @@ class SseClientTransport:
             raise ConnectionClosed(f"could not connect to {url}: {unreachable(url, exc, timeout)}") from exc
         if self._response.status_code != 200:
             status, reason = self._response.status_code, self._response.reason
-            why = _first_words(self._response, timeout)  # the server's own reason, e.g. for a 421
+            why = first_words(self._response, timeout)  # the server's own reason, e.g. for a 421
             self.close()
             raise HttpError(f"GET {url} answered HTTP {status} {reason}: " + (why or "is this an MCP SSE endpoint?"),
                             status)
         if not self._response.headers.get("Content-Type", "").startswith("text/event-stream"):
             self.close()
             raise ConnectionClosed(f"GET {url} did not answer with text/event-stream; is this an MCP SSE endpoint?")
-        self._socket = _socket_of(self._response)
+        self._socket = socket_of(self._response)
         self._events = sseclient.SSEClient(self._short_reads()).events()
         self._wait_for_endpoint()
 
@@ -316,37 +317,7 @@ def unreachable(url: str, exc: BaseException, timeout: float) -> str:
     return f"{where} could not be reached ({detail}); check the URL and the network"
 
 
-def _first_words(response: Any, timeout: float, limit: int = 200) -> str:
-    """The start of an error response's body, for the exception's message: at most ``limit``
-    characters, read within ``timeout`` (the stream itself was opened with no read timeout)."""
-    sock = _socket_of(response)
-    try:
-        if sock is not None:
-            sock.settimeout(timeout)
-        body: bytes = response.raw.read(limit, decode_content=True) or b""
-    except Exception:  # a broken or stalled body: the status line alone will have to do
-        return ""
-    return " ".join(body.decode("utf-8", "replace").split())[:limit]
-
-
 def _origin(url: str) -> tuple[str, str, int | None]:
     parts = urllib.parse.urlsplit(url)
     default = {"http": 80, "https": 443}.get(parts.scheme)
     return parts.scheme, (parts.hostname or ""), parts.port or default
-
-
-def _socket_of(response: Any) -> socket.socket | None:
-    """The socket under a streaming requests response: to bound the reads of set-up, to lift
-    that bound once the endpoint has come, and so that close() can wake a blocked reader.
-
-    urllib3 does not expose it; we look along http.client's attributes and give up if they
-    change (set-up is then bounded per read, the open stream keeps its read timeout, and the
-    reader wakes at the next byte or EOF; the SSE tests would show it).
-    """
-    import socket  # requests has loaded it already: this costs nothing here
-
-    try:
-        sock = response.raw._fp.fp.raw._sock
-        return sock if isinstance(sock, socket.socket) else None
-    except AttributeError:
-        return None

@@ -1,6 +1,7 @@
 """The Streamable HTTP transport: one MCP endpoint; each client message a POST, answered on its response.
 
-Spec page: basic/transports of revision 2025-03-26, section Streamable HTTP
+Spec page: basic/transports
+Revision 2025-03-26, section Streamable HTTP (the server's end; the client's is streamable_http_client.py)
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 
 This transport came with revision 2025-03-26 and replaces HTTP with SSE (sse.py). It does not
@@ -57,41 +58,44 @@ answer comes back through the relay to the process that took the POST, which wri
 POST's response (or on the GET stream). Every check is made where the request arrives.
 
 Server (this module): ``StreamableHttpApp``, a WSGI application (``Server.wsgi_app()`` serves it
-at ``/mcp`` inside the HTTP with SSE application). Client: streamable_http_client.py.
+at ``/mcp`` inside the HTTP with SSE application): the checks, the status codes, and what goes
+on which response. How it runs is one floor down, in machinery/: ``streamable_session.py`` (a
+session's transport: which of its streams each message of the engine goes on, points 3 and 4,
+and the bounds of those streams), ``session_table.py`` (the sessions by id, how many, how long
+unused), ``streamable_relay.py`` (what the relay carries), ``http_streams.py`` (writing an
+event stream). Client: streamable_http_client.py.
 """
 
 from __future__ import annotations
 
-import collections
 import json
-import logging
 import queue
 import secrets
-import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from . import messages
-from .machinery import related
 from .machinery.http_streams import (
+    LOCAL_HOSTS,
     OPENING,
     SSE_HEADERS,
     SseStreamWriter,
     client_socket,
+    hostname,
+    origin_allowed,
     pollable,
     sse_event,
 )
-from .machinery.memory import put_end_marker
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
+from .machinery.session_table import SessionTable
+from .machinery.streamable_relay import forward, open_mailbox, relay_key, still_held, take_relayed
+from .machinery.streamable_session import Busy, LocalStream, OpenedSession, SessionTransport
 from .messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
-
-log = logging.getLogger("mcp_ref.streamable_http")
 
 # The headers of this transport (HTTP header names are case-insensitive).
 SESSION_HEADER = "Mcp-Session-Id"
@@ -114,320 +118,11 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0  # seconds a session may go unused before it en
 QUICK_ANSWER_SECONDS = 0.1
 RETRY_AFTER_SECONDS = 5  # told to a client refused for too many sessions or requests
 RELAY_RETRY_AFTER_SECONDS = 2  # told to a client whose session's process cannot be reached now
-SWEEP_SECONDS = 30.0  # how often idle sessions are looked for (at most)
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+# What a request for a session that ended (or never was) is told, with HTTP 404.
+_GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
 
-# Relay keys: Streamable HTTP sessions in a namespace of their own, so that a session id of the
-# other transport (sse.py shares the relay) never reaches one of ours, nor the reverse.
-_RELAY_KEY = "mcp:"
-
-
-def _relay_key(session_id: str) -> str:
-    return _RELAY_KEY + session_id
-
-
-class _Opened(Protocol):
-    """What this module needs of the session the opener returns (session.Session)."""
-
-    def start(self) -> None: ...
-
-    def close(self, reason: str = ...) -> None: ...
-
-    def on_close(self, callback: Callable[[Any], None]) -> None: ...
-
-
-SessionOpener = Callable[[Any], _Opened]  # open_session(transport) -> a session not yet started
-
-
-# --- where the engine's messages go: streams ------------------------------------------------------
-
-
-class _Stream(Protocol):
-    """One HTTP response being written, as the session sees it: ``put`` a message on it (within
-    ``timeout``: ``TimeoutError`` if its writer took nothing; ``OSError`` if its client or
-    writer is gone), ``end`` it."""
-
-    def put(self, data: bytes, timeout: float | None) -> None: ...
-
-    def end(self) -> None: ...
-
-
-class _LocalStream:
-    """A response this process writes: a bounded queue its writer drains.
-
-    At most ``max_queued`` messages of at most ``max_queued_bytes`` in all wait (a larger message
-    goes in alone, when nothing else waits). A sender that finds no room waits for it up to its
-    timeout; if none comes, the client is not reading: the stream is given up and its socket
-    shut down, so the stuck writer lets go at once.
-    """
-
-    def __init__(self, max_queued: int, sock: Any, max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
-        self.queue: queue.Queue[bytes | None] = queue.Queue(max_queued)
-        self.gone = False
-        self._socket = sock
-        self._max_bytes = max_queued_bytes
-        self._bytes = 0  # of the messages in the queue; changed only under _room
-        self._room = threading.Condition()
-
-    def put(self, data: bytes, timeout: float | None) -> None:
-        if self.gone:
-            raise OSError("the client left this stream")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._room:  # the byte bound: room for these bytes, or an empty queue
-            if not self._room.wait_for(lambda: self.gone or not self._bytes
-                                       or self._bytes + len(data) <= self._max_bytes, timeout):
-                self._give_up(f"{self._bytes} bytes unread")
-            if self.gone:
-                raise OSError("the client left this stream")
-            self._bytes += len(data)
-        try:  # the count bound
-            self.queue.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-        except queue.Full:
-            self._taken(data)
-            self._give_up(f"{self.queue.maxsize} messages unread")
-
-    def _give_up(self, unread: str) -> None:
-        self.gone = True
-        if self._socket is not None:
-            try:
-                self._socket.shutdown(2)  # SHUT_RDWR: fails the write the writer is stuck in
-            except OSError:
-                pass
-        raise TimeoutError(f"the client took nothing from its stream in time, with {unread}; giving the stream up")
-
-    def _taken(self, data: bytes) -> None:
-        with self._room:
-            self._bytes -= len(data)
-            self._room.notify_all()
-
-    def end(self) -> None:
-        put_end_marker(self.queue)
-
-    def get(self, timeout: float | None = None) -> bytes | None:
-        data = self.queue.get(timeout=timeout)
-        if data is not None:
-            self._taken(data)
-        return data
-
-    def abandon(self) -> None:
-        """The response is over: nothing more goes in, and a sender waiting for room gives up."""
-        with self._room:
-            self.gone = True
-            self._room.notify_all()
-
-
-class _RelayedStream:
-    """A response another process writes: each message goes back to it through the relay, into
-    the mailbox named when the request was relayed (machinery/relay.py, point 5)."""
-
-    def __init__(self, relay: Relay, address: str) -> None:
-        self.relay = relay
-        self.address = address
-        self.gone = False
-
-    def put(self, data: bytes, timeout: float | None) -> None:
-        if self.gone:
-            raise OSError("the process writing this stream is gone")
-        try:
-            heard = self.relay.post(self.address, data)  # type: ignore[attr-defined]
-        except RelayUnavailable as exc:
-            raise TimeoutError(f"the relay could not carry the message: {exc}") from None
-        if not heard:
-            self.gone = True
-            raise OSError("the process writing this stream is gone")
-
-    def end(self) -> None:
-        if not self.gone:
-            try:
-                self.relay.post(self.address, b"")  # type: ignore[attr-defined]
-            except RelayUnavailable:
-                pass
-
-
-class _Route:
-    """A request of the client in flight: the stream its answer goes on."""
-
-    __slots__ = ("stream", "method")
-
-    def __init__(self, stream: _Stream, method: str) -> None:
-        self.stream = stream
-        self.method = method
-
-
-# --- the session's transport ----------------------------------------------------------------------
-
-
-class _SessionTransport:
-    """The engine's transport for one session: what POSTs bring goes into ``inbox``; each message
-    the engine sends goes on one stream (SHTTP-30), chosen by what it is:
-
-    - a response: on the stream of the POST that carried its request (SHTTP-14, 16);
-    - anything sent while the engine handles one of this session's requests (machinery/related.py):
-      on that request's stream (SHTTP-17), or nowhere if that stream is gone;
-    - anything else: on the GET stream (SHTTP-26); while there is none, into a backlog of at most
-      ``max_queued`` messages (the oldest dropped beyond it) that the next GET stream receives.
-    """
-
-    def __init__(self, session_id: str, max_queued: int, max_in_flight: int,
-                 max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
-        self.session_id = session_id
-        self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.session: _Opened | None = None
-        self.last_seen = time.monotonic()
-        self._max_in_flight = max_in_flight
-        self._lock = threading.Lock()
-        self._routes: dict[RequestId, _Route] = {}
-        self._listener: _Stream | None = None
-        self._backlog: collections.deque[bytes] = collections.deque(maxlen=max_queued)
-        self._backlog_bytes = 0
-        self._max_backlog_bytes = max_queued_bytes
-        self._closed = False
-
-    # --- what the client sent (from the HTTP side) ---
-
-    def take(self, body: bytes, msg: dict[str, Any], kind: str, stream: _Stream | None) -> McpError | None:
-        """Queue one message for the engine; a request's answer will go on ``stream``. Returns the
-        error to answer instead when the request cannot be taken (its id is in use, or too many
-        requests are in flight)."""
-        with self._lock:
-            self.last_seen = time.monotonic()
-            if self._closed:
-                return McpError("Session not found: it has ended", code=CONNECTION_CLOSED)
-            if kind is messages.REQUEST:
-                request_id = msg["id"]
-                if request_id in self._routes:  # MSG-04, broken by the client: the first keeps its stream
-                    return McpError(f"Invalid Request: id {request_id!r} is already in use by a request in "
-                                    "progress", code=INVALID_REQUEST)
-                if len(self._routes) >= self._max_in_flight:
-                    return _Busy(f"this session already has {self._max_in_flight} requests in progress")
-                assert stream is not None
-                self._routes[request_id] = _Route(stream, msg["method"])
-            elif kind is messages.NOTIFICATION and msg["method"] == "notifications/cancelled":
-                self._cancelled(msg.get("params"))
-            self.inbox.put(body)
-        return None
-
-    def _cancelled(self, params: Any) -> None:
-        """The client cancelled a request: its stream ends now, since no answer will follow
-        (the engine sends none, CAN-06). ``initialize`` is never cancelled (CAN-03): its stream
-        stays for its answer. (Called with the lock held.)"""
-        request_id = params.get("requestId") if isinstance(params, dict) else None
-        route = self._routes.get(request_id) if messages.is_valid_id(request_id) else None
-        if route is not None and route.method != "initialize":
-            del self._routes[request_id]  # type: ignore[arg-type]  # a valid id
-            route.stream.end()
-
-    def listen(self, stream: _Stream) -> None:
-        """A GET stream opened (SHTTP-23): it takes the place of any other (SHTTP-30) and first
-        receives what waited for it."""
-        with self._lock:
-            self.last_seen = time.monotonic()
-            previous, self._listener = self._listener, stream
-            waiting = list(self._backlog)
-            self._backlog.clear()
-            self._backlog_bytes = 0
-            if previous is not None:
-                previous.end()  # SHTTP-28, SHTTP-30: the older stream ends, so no message goes on two
-            for data in waiting:
-                try:
-                    stream.put(data, 0)
-                except (OSError, TimeoutError):
-                    break
-
-    def unlisten(self, stream: _Stream | None = None, address: str | None = None) -> None:
-        """The GET stream ended (or the one relayed to ``address``)."""
-        with self._lock:
-            self.last_seen = time.monotonic()
-            current = self._listener
-            if current is None:
-                return
-            if current is stream or (address is not None and getattr(current, "address", None) == address):
-                self._listener = None
-
-    def idle_since(self) -> float | None:
-        """Since when nothing has used this session (None: in use: a request, or a GET stream)."""
-        with self._lock:
-            return None if self._routes or self._listener is not None else self.last_seen
-
-    # --- the engine's side (session.Transport) ---
-
-    def receive(self, timeout: float | None = None) -> bytes | None:
-        try:
-            return self.inbox.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError("no message within the timeout") from None
-
-    def send(self, data: bytes, timeout: float | None = None) -> None:
-        if self._closed:
-            raise OSError("the session has ended")
-        msg = json.loads(data)  # our own engine's strict JSON
-        is_response = "method" not in msg
-        with self._lock:
-            if is_response:  # SHTTP-14, SHTTP-16: the answer goes where its request came from
-                request_id = msg.get("id")
-                route = self._routes.pop(request_id, None) if messages.is_valid_id(request_id) else None
-                stream = route.stream if route is not None else None
-            else:
-                request_id = related.current(self)
-                if request_id is not None:  # SHTTP-17: sent while handling that request
-                    route = self._routes.get(request_id)
-                    stream = route.stream if route is not None else None
-                else:  # SHTTP-26: belongs to no request
-                    stream = self._listener
-                    if stream is None:
-                        self._keep_for_later(data)
-                        return
-        if stream is None:  # its request's stream is gone (the client left or cancelled): SHTTP-27
-            log.debug("dropped a message whose request's stream is gone: %.200r", data)
-            return
-        try:
-            stream.put(data, timeout)  # SHTTP-30: on exactly one stream
-        except OSError:
-            self._stream_failed(stream)
-            log.debug("dropped a message: its stream is gone: %.200r", data)
-        except TimeoutError:
-            self._stream_failed(stream)
-            raise
-
-    def _keep_for_later(self, data: bytes) -> None:
-        """Into the backlog for the next GET stream: at most ``max_queued`` messages and
-        ``max_queued_bytes``, the oldest dropped first (the newest stays, whatever its size).
-        (Called with the lock held.)"""
-        if len(self._backlog) == self._backlog.maxlen:
-            self._backlog_bytes -= len(self._backlog[0])  # the deque drops it as this one goes in
-        self._backlog.append(data)
-        self._backlog_bytes += len(data)
-        while len(self._backlog) > 1 and self._backlog_bytes > self._max_backlog_bytes:
-            self._backlog_bytes -= len(self._backlog.popleft())
-
-    def _stream_failed(self, stream: _Stream) -> None:
-        with self._lock:
-            if self._listener is stream:
-                self._listener = None
-
-    def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            streams = [route.stream for route in self._routes.values()]
-            if self._listener is not None:
-                streams.append(self._listener)
-            self._routes.clear()
-            self._listener = None
-        self.inbox.put(None)
-        for stream in streams:  # SHTTP-18: they end now, answered or not, as the session has
-            stream.end()
-
-    def describe_close(self) -> str:
-        return "the Streamable HTTP session ended"
-
-
-class _Busy(McpError):
-    """Too many requests of one session in flight: HTTP 503 with Retry-After."""
-
-    code = INVALID_REQUEST
+SessionOpener = Callable[[Any], OpenedSession]  # open_session(transport) -> a session not yet started
 
 
 # --- the WSGI application -------------------------------------------------------------------------
@@ -464,34 +159,25 @@ class StreamableHttpApp:
         self.idle_timeout = idle_timeout
         self.quick_answer = quick_answer
         self.relay, self._owns_relay = relay_from(relay)
-        self._sessions: dict[str, _SessionTransport] = {}
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._sweeper: threading.Thread | None = None
+        self._table = SessionTable(max_sessions, idle_timeout)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         return self.dispatch(Request(environ))(environ, start_response)
 
     @property
     def session_count(self) -> int:
-        with self._lock:
-            return len(self._sessions)
+        return len(self._table)
 
     def close(self) -> None:
         """End every session (their streams end), stop the sweeper, and the relay if the app made it."""
-        self._stopping.set()
-        with self._lock:
-            transports = list(self._sessions.values())
-        for transport in transports:
-            if transport.session is not None:
-                transport.session.close("the server is shutting down")
+        self._table.close("the server is shutting down")
         if self._owns_relay:
             self.relay.close()
 
     # --- every request ---------------------------------------------------------------------------
 
     def dispatch(self, request: Request) -> Response:
-        if "*" not in self.allowed_hosts and _hostname(request.host) not in self.allowed_hosts:
+        if "*" not in self.allowed_hosts and hostname(request.host) not in self.allowed_hosts:
             return _error(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # SHTTP-06
             return _error(403, f"Origin {request.headers.get('Origin')!r} is not allowed")
@@ -507,12 +193,7 @@ class StreamableHttpApp:
         return _error(405, "use POST, GET or DELETE", headers={"Allow": "GET, POST, DELETE"})
 
     def _origin_allowed(self, origin: str | None) -> bool:
-        if origin is None:
-            return True  # not a browser: Origin is what browsers send, and what rebinding abuses
-        if self.allowed_origins is not None:
-            return "*" in self.allowed_origins or origin in self.allowed_origins
-        parts = urllib.parse.urlsplit(origin)
-        return parts.scheme in ("http", "https") and parts.hostname in LOCAL_HOSTS
+        return origin_allowed(origin, self.allowed_origins)  # the same check as HTTP with SSE's (TR-06)
 
     def _version_refused(self, request: Request) -> Response | None:
         version = request.headers.get(VERSION_HEADER)
@@ -559,49 +240,43 @@ class StreamableHttpApp:
                 return _json(200, messages.encode(messages.result_response(msg["id"], {})))
             return _error(400, f"Bad Request: no {SESSION_HEADER} header; a session starts with an "  # SHTTP-38
                                "initialize request", request_id=msg["id"] if kind is messages.REQUEST else None)
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_post(request, session_id, body, msg, kind)
         if kind is not messages.REQUEST:
             refusal = transport.take(body, msg, kind, None)
             return _error(404, _GONE) if refusal is not None else _accepted()  # SHTTP-12
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         refusal = transport.take(body, msg, kind, stream)
         if refusal is not None:
             return self._refusal(refusal, msg["id"])
-        return self._answer(request, stream, msg["id"], lambda: _abandon(stream))
+        return self._answer(request, stream, msg["id"], stream.abandon)
 
     def _initialize(self, request: Request, body: bytes, msg: dict[str, Any]) -> Response:
         """A new session for an ``initialize`` that came without a session id (SHTTP-34..36)."""
         session_id = secrets.token_hex(16)  # SHTTP-35, SHTTP-36: 128 random bits, as hex: visible ASCII only
-        transport = _SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
-        with self._lock:
-            if len(self._sessions) >= self.max_sessions:
-                self._sweep_locked()
-            if len(self._sessions) >= self.max_sessions:
-                return _error(503, f"this server already has {self.max_sessions} sessions; try again later",
-                              headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
-            self._sessions[session_id] = transport
-        self._start_sweeper()
+        transport = SessionTransport(session_id, self.max_queued, self.max_in_flight, self.max_queued_bytes)
+        if not self._table.add(transport):
+            return _error(503, f"this server already has {self.max_sessions} sessions; try again later",
+                          headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         # Reachable from every process (through the relay) before the client learns the id.
-        self.relay.hold(_relay_key(session_id), lambda payload: self._relayed(transport, payload))
+        self.relay.hold(relay_key(session_id), lambda payload: take_relayed(self.relay, transport, payload, _GONE))
         session = self.open_session(transport)
         transport.session = session
         session.on_close(lambda s: self._forget(session_id))
         session.start()
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.take(body, msg, messages.REQUEST, stream)
 
         def answered(answer: dict[str, Any]) -> None:
             if "error" in answer:  # initialization failed: the session is of no use
                 session.close("initialize failed")
 
-        return self._answer(request, stream, msg["id"], lambda: _abandon(stream),
+        return self._answer(request, stream, msg["id"], stream.abandon,
                             headers={SESSION_HEADER: session_id}, answered=answered)
 
     def _refusal(self, refusal: McpError, request_id: RequestId) -> Response:
-        if isinstance(refusal, _Busy):
+        if isinstance(refusal, Busy):
             return _error(503, refusal.message, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         if refusal.code == CONNECTION_CLOSED:
             return _error(404, _GONE)
@@ -662,11 +337,10 @@ class StreamableHttpApp:
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             return _error(400, f"Bad Request: no {SESSION_HEADER} header")  # SHTTP-38
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_get(request, session_id)
-        stream = _LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+        stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
         transport.listen(stream)  # SHTTP-25: a stream, or 405 where a server offers none
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive)
 
@@ -686,8 +360,7 @@ class StreamableHttpApp:
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             return _error(400, f"Bad Request: no {SESSION_HEADER} header")
-        with self._lock:
-            transport = self._sessions.get(session_id)
+        transport = self._table.get(session_id)
         if transport is None:
             return self._relay_simple(session_id, "delete")
         if transport.session is not None:
@@ -698,9 +371,8 @@ class StreamableHttpApp:
 
     def _publish(self, session_id: str, kind: str, body: bytes = b"", reply: str | None = None) -> Response | None:
         """Carry a message to the process holding ``session_id``; an error Response if it cannot."""
-        envelope = json.dumps({"kind": kind, "reply": reply}).encode() + b"\n" + body
         try:
-            self.relay.publish(_relay_key(session_id), envelope)
+            forward(self.relay, session_id, kind, body, reply)
         except UnknownSession:
             return _error(404, _GONE)  # SHTTP-39
         except RelayUnavailable as exc:
@@ -714,14 +386,10 @@ class StreamableHttpApp:
             return failed
         return _accepted() if kind == "post" else Response(status=200)
 
-    def _open_mailbox(self) -> Any:
-        open_mailbox = getattr(self.relay, "open_mailbox", None)
-        return open_mailbox(self.max_queued) if open_mailbox is not None else None
-
     def _relay_post(self, request: Request, session_id: str, body: bytes, msg: dict[str, Any], kind: str) -> Response:
         if kind is not messages.REQUEST:
             return self._relay_simple(session_id, "post", body)
-        mailbox = self._open_mailbox()
+        mailbox = open_mailbox(self.relay, self.max_queued)
         if mailbox is None:  # a relay of another kind: it cannot bring answers back
             return _error(503, "this server's relay cannot carry answers back; ask its operator")
         failed = self._publish(session_id, "post", body, mailbox.address)
@@ -729,10 +397,10 @@ class StreamableHttpApp:
             mailbox.close()
             return failed
         return self._answer(request, mailbox, msg["id"], mailbox.close,
-                            still_wanted=lambda: self._still_held(session_id))
+                            still_wanted=lambda: still_held(self.relay, session_id))
 
     def _relay_get(self, request: Request, session_id: str) -> Response:
-        mailbox = self._open_mailbox()
+        mailbox = open_mailbox(self.relay, self.max_queued)
         if mailbox is None:  # a relay of another kind: it cannot bring messages back
             return _error(405, "no GET stream here", headers={"Allow": "POST, DELETE"})
         failed = self._publish(session_id, "listen", reply=mailbox.address)
@@ -740,7 +408,7 @@ class StreamableHttpApp:
             mailbox.close()
             return failed
         writer = SseStreamWriter(pollable(client_socket(request.environ)), self.keepalive,
-                                 lambda: self._still_held(session_id))
+                                 lambda: still_held(self.relay, session_id))
 
         def events() -> Iterable[bytes]:
             try:
@@ -752,93 +420,13 @@ class StreamableHttpApp:
 
         return Response(events(), status=200, mimetype="text/event-stream", headers=SSE_HEADERS)
 
-    def _still_held(self, session_id: str) -> bool:
-        try:
-            return self.relay.is_live(_relay_key(session_id))
-        except RelayUnavailable:
-            return True  # cannot tell now: keep waiting
-
-    def _relayed(self, transport: _SessionTransport, payload: bytes) -> None:
-        """A message for a session of ours, relayed from the process where it arrived (called
-        on the relay's thread: it must not block)."""
-        header, _, body = payload.partition(b"\n")
-        try:
-            meta = json.loads(header)
-            kind, reply = meta["kind"], meta["reply"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("relay: dropped a relayed message that was not ours")
-            return
-        if kind == "post":
-            try:
-                msg = messages.decode(body)
-                message_kind = messages.classify(msg)  # checked where it arrived: this cannot fail
-            except McpError:
-                return
-            stream = _RelayedStream(self.relay, reply) if message_kind is messages.REQUEST else None
-            refusal = transport.take(body, msg, message_kind, stream)
-            if refusal is not None and stream is not None:
-                error = refusal if refusal.code != CONNECTION_CLOSED else McpError(_GONE, code=CONNECTION_CLOSED)
-                try:
-                    stream.put(messages.encode(messages.error_response(msg["id"], error)), 1.0)
-                except (OSError, TimeoutError):
-                    pass
-        elif kind == "listen" and isinstance(reply, str):
-            transport.listen(_RelayedStream(self.relay, reply))
-        elif kind == "unlisten" and isinstance(reply, str):
-            transport.unlisten(address=reply)
-        elif kind == "delete" and transport.session is not None:  # closing may take a second: not here
-            threading.Thread(target=transport.session.close, args=("the client ended the session (HTTP DELETE)",),
-                             name="mcp_ref-http-delete", daemon=True).start()
-
     # --- ending sessions ---------------------------------------------------------------------------
 
     def _forget(self, session_id: str) -> None:
-        self.relay.release(_relay_key(session_id))
-        with self._lock:
-            transport = self._sessions.pop(session_id, None)
+        self.relay.release(relay_key(session_id))
+        transport = self._table.pop(session_id)
         if transport is not None:
             transport.close()
-
-    def _start_sweeper(self) -> None:
-        if self._sweeper is None:
-            with self._lock:
-                if self._sweeper is None and not self._stopping.is_set():
-                    self._sweeper = threading.Thread(target=self._sweep_forever, name="mcp_ref-http-sweeper",
-                                                     daemon=True)
-                    self._sweeper.start()
-
-    def _sweep_forever(self) -> None:
-        while not self._stopping.wait(min(SWEEP_SECONDS, max(0.05, self.idle_timeout / 4))):
-            with self._lock:
-                idle = self._idle_sessions()
-            for transport in idle:
-                if transport.session is not None:
-                    transport.session.close(f"unused for {self.idle_timeout:g} s")
-
-    def _idle_sessions(self) -> list[_SessionTransport]:
-        now = time.monotonic()
-        idle = []
-        for transport in self._sessions.values():
-            since = transport.idle_since()
-            if since is not None and now - since >= self.idle_timeout:
-                idle.append(transport)
-        return idle
-
-    def _sweep_locked(self) -> None:
-        """Make room for a new session by ending idle ones (called with ``_lock`` held)."""
-        for transport in self._idle_sessions():
-            del self._sessions[transport.session_id]
-            if transport.session is not None:
-                threading.Thread(target=transport.session.close, args=(f"unused for {self.idle_timeout:g} s",),
-                                 daemon=True).start()
-
-
-_GONE = "Session not found: it ended or the server restarted; start a new session with initialize"
-
-
-def _abandon(stream: _LocalStream) -> None:
-    """The response is over: nothing more goes into its queue."""
-    stream.abandon()
 
 
 def _accepted() -> Response:
@@ -858,7 +446,3 @@ def _error(status: int, text: str, *, code: int = INVALID_REQUEST, headers: dict
     body = messages.encode(messages.error_response(request_id, McpError(text, code=code)))
     return _json(status, body, headers)
 
-
-def _hostname(host: str) -> str:
-    """``example.com:8000`` -> ``example.com``; ``[::1]:8000`` -> ``::1``."""
-    return urllib.parse.urlsplit(f"//{host}").hostname or ""

@@ -1,6 +1,7 @@
 """The client's end of the Streamable HTTP transport: a POST per message, answers on its response.
 
-Spec page: basic/transports of revision 2025-03-26, section Streamable HTTP
+Spec page: basic/transports
+Revision 2025-03-26, section Streamable HTTP (the client's end; the server's is streamable_http.py)
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 
 In short (the server's side and the whole picture are in streamable_http.py):
@@ -40,7 +41,9 @@ streams may then stay idle (``Client(ping_interval=...)`` watches over the conne
 event or a JSON body over ``max_message_bytes`` (32 MiB) ends its stream.
 
 ``Client.http(url)`` first tries this transport; on a 4xx to its ``initialize`` POST (other than
-401 and 403) it falls back to HTTP with SSE at the same URL (SHTTP-43, client.py).
+401 and 403) it falls back to HTTP with SSE at the same URL (SHTTP-43, client.py). The HTTP
+plumbing (one requests session, bounded reads, the event-stream parser, what a refused or broken
+request says) is machinery/http_client.py.
 """
 
 from __future__ import annotations
@@ -55,12 +58,16 @@ from typing import Any
 from . import messages
 from .machinery.http_client import (
     HttpError,
-    first_words,
+    cause_of,
+    closed_before_answering,
+    drop_idle_connections,
     http_session,
     read_body,
     short_reads,
     socket_of,
     sse_events,
+    stop_reading,
+    why_refused,
 )
 from .machinery.memory import put_end_marker
 from .messages import ConnectionClosed, RequestId
@@ -94,7 +101,7 @@ class _ResponseStream:
 
     def abandon(self) -> None:
         self.abandoned = True
-        _shut(self.socket, self.response)
+        stop_reading(self.socket, self.response)
 
 
 class StreamableHttpClientTransport:
@@ -166,25 +173,19 @@ class StreamableHttpClientTransport:
             except requests.Timeout:  # the session turns it into RequestTimeout for the caller
                 raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
             except requests.ConnectionError as exc:
-                if attempt == 1 and _closed_before_answering(exc) and time.monotonic() < deadline:
-                    self._drop_idle_connections()  # a kept-alive connection the server had closed: once more
+                if attempt == 1 and closed_before_answering(exc) and time.monotonic() < deadline:
+                    drop_idle_connections(self._http)  # a kept-alive connection the server had closed: once more
                     continue
-                raise self._end(f"the server at {self.url} cannot be reached: {_reason(exc)}") from None
+                raise self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}") from None
             except requests.RequestException as exc:
                 raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:
-            _shut(socket_of(response), response)
+            stop_reading(socket_of(response), response)
             raise
         if method == "notifications/initialized":
             self._start_listening()  # SHTTP-23: now the session is in operation
-
-    def _drop_idle_connections(self) -> None:
-        """Close the connections kept alive for reuse (those in use go on): the next request
-        opens a fresh one."""
-        for adapter in self._http.adapters.values():
-            adapter.poolmanager.clear()
 
     def _headers(self, *, json_body: bool = False, accept: str = ACCEPT_BOTH) -> dict[str, str]:
         headers = {"Accept": accept}
@@ -201,7 +202,7 @@ class StreamableHttpClientTransport:
         if status == 404 and self.session_id is not None:  # SHTTP-39, SHTTP-40: our session is no more
             raise self._expired()
         if not 200 <= status < 300:
-            why = _error_text(response, max(0.1, deadline - time.monotonic()))
+            why = why_refused(response, max(0.1, deadline - time.monotonic()))
             response.close()
             raise HttpError(f"POST to {self.url} answered HTTP {status} {response.reason}: {why}", status)
         if is_request and msg["method"] == "initialize":
@@ -267,7 +268,7 @@ class StreamableHttpClientTransport:
             with self._lock:
                 if self._streams.get(stream.request_id) is stream:
                     del self._streams[stream.request_id]
-            _shut(stream.socket, stream.response)
+            stop_reading(stream.socket, stream.response)
             if not answered and not stream.abandoned and not self._closing.is_set():
                 self._stream_lost(stream, problem)
 
@@ -279,7 +280,7 @@ class StreamableHttpClientTransport:
         try:  # any answer at all says the server is there; HEAD has no meaning in MCP
             self._http.head(self.url, headers=self._headers(), timeout=(PROBE_TIMEOUT, PROBE_TIMEOUT))
         except requests.ConnectionError as exc:
-            self._end(f"the server at {self.url} cannot be reached: {_reason(exc)}")
+            self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
             return
         except requests.RequestException:
             pass
@@ -315,7 +316,7 @@ class StreamableHttpClientTransport:
                                           timeout=(self.timeout, self.timeout), stream=True)
             except requests.ConnectionError as exc:
                 if not self._closing.is_set():
-                    self._end(f"the server at {self.url} cannot be reached: {_reason(exc)}")
+                    self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
                 return
             except requests.RequestException as exc:
                 log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
@@ -348,7 +349,7 @@ class StreamableHttpClientTransport:
             finally:
                 with self._lock:
                     self._listening = None
-                _shut(stream.socket, response)
+                stop_reading(stream.socket, response)
             self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
 
     def _deliver(self, data: bytes) -> bool:
@@ -432,50 +433,6 @@ def _answers(data: bytes, request_id: RequestId) -> bool:
         return False
     answer_id = msg.get("id")
     return answer_id == request_id and type(answer_id) is type(request_id)
-
-
-def _error_text(response: Any, timeout: float) -> str:
-    """Why the server refused: the message of a JSON-RPC error body, else the body's first words."""
-    text = first_words(response, timeout, limit=300)
-    try:
-        message = json.loads(text)["error"]["message"]
-        if isinstance(message, str):
-            return messages.printable(message)[:200]
-    except (ValueError, KeyError, TypeError):
-        pass
-    return text[:200] or "is this an MCP endpoint?"
-
-
-def _closed_before_answering(exc: Exception) -> bool:
-    """Whether a request failed because the server closed the connection without a byte of an
-    answer: what a kept-alive connection that the server closed while idle does to the next
-    request sent on it (Node closes idle ones after 5 s). The server never read that request,
-    so it is sent once more, on a fresh connection; a refused or unreachable server is not this."""
-    text = repr(exc)
-    return "RemoteDisconnected" in text or "BadStatusLine" in text
-
-def _reason(exc: Exception) -> str:
-    """A connection error's cause in a few words (requests nests them deeply)."""
-    text = str(exc)
-    for marker in ("Connection refused", "Name or service not known", "Connection reset", "timed out"):
-        if marker in text:
-            return marker.lower()
-    return text[:200]
-
-
-def _shut(sock: Any, response: Any) -> None:
-    """Stop reading a response now: shutting the socket wakes a reader blocked on it."""
-    if sock is not None:
-        import socket
-
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-    try:
-        response.close()
-    except Exception:
-        pass
 
 
 __all__ = ["SessionExpired", "StreamableHttpClientTransport"]

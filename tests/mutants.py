@@ -279,6 +279,7 @@ MUTANTS: list[Mutant] = [
 
 # basic/transports of revision 2025-03-26, Streamable HTTP (SHTTP-NN: tooling/requirements_2025_03_26.py)
 _SERVER, _CLIENT = "mcp_ref/streamable_http.py", "mcp_ref/streamable_http_client.py"
+_SESSION = "mcp_ref/machinery/streamable_session.py"  # which stream each message goes on
 _HTTP_TESTS = "tests/test_transports_streamable_http.py::"
 MUTANTS += [
     M("SHTTP-01", _SERVER, "msg = messages.decode(body)  # SHTTP-01", 'msg = json.loads(body.decode("utf-8", "replace"))  #',
@@ -309,10 +310,10 @@ MUTANTS += [
       _HTTP_TESTS + "test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_on_close"),
     M("SHTTP-25", _SERVER, "transport.listen(stream)  # SHTTP-25", 'return _error(404, "no stream")  #',
       _HTTP_TESTS + "test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer"),
-    M("SHTTP-27", _SERVER, "stream = route.stream if route is not None else None\n            else:",
+    M("SHTTP-27", _SESSION, "stream = route.stream if route is not None else None\n            else:",
       "stream = self._listener or (route.stream if route is not None else None)\n            else:",
       _HTTP_TESTS + "test_the_get_stream_carries_what_belongs_to_no_request_and_never_an_answer"),
-    M("SHTTP-30", _SERVER, "previous.end()  # SHTTP-28", "pass  #", _HTTP_TESTS + "test_each_message_goes_on_one_stream_only"),
+    M("SHTTP-30", _SESSION, "previous.end()  # SHTTP-28", "pass  #", _HTTP_TESTS + "test_each_message_goes_on_one_stream_only"),
     M("SHTTP-36", _SERVER, "session_id = secrets.token_hex(16)  # SHTTP-35", 'session_id = secrets.token_hex(15) + " !"  #',
       _HTTP_TESTS + "test_initialize_is_answered_as_json_with_a_session_id"),
     M("SHTTP-37", _CLIENT, "headers[SESSION_HEADER] = self.session_id  # SHTTP-37", "pass  #",

@@ -382,9 +382,9 @@ def test_the_bytes_waiting_for_a_client_that_never_reads_are_bounded() -> None:
         for n in range(30):  # 30 MiB of answers, had they all been queued
             read = {"jsonrpc": "2.0", "id": 10 + n, "method": "resources/read", "params": {"uri": f"big://{n % 10}"}}
             assert post(endpoint, read).status_code == 202
-            high_water.append(stream.queued_bytes)
+            high_water.append(stream.outbox.queued_bytes)
         assert session.closed.wait(10)
-        high_water.append(stream.queued_bytes)
+        high_water.append(stream.outbox.queued_bytes)
         # Cut off as a client that stops reading is: for the bytes, the reason says so.
         assert "bytes unread (the bound is 3145728)" in (session.close_reason or ""), session.close_reason
         assert max(high_water) <= 3 * MIB

@@ -442,8 +442,8 @@ def test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expire
     assert app is not None
     waiters = Waiters(lambda: client.call_tool("wait", {"seconds": 10}), 2)
     time.sleep(0.3)
-    with app._lock:  # the server restarts, as far as this session knows: it is forgotten
-        app._sessions.clear()
+    with app._table._lock:  # the server restarts, as far as this session knows: it is forgotten
+        app._table._sessions.clear()
         app.relay = LocalRelay()
     started = time.monotonic()
     with pytest.raises(ConnectionClosed, match="session expired"):  # SHTTP-39, 40
@@ -672,23 +672,23 @@ def test_what_waits_for_a_stream_is_bounded_in_messages_and_bytes() -> None:
     """The per-stream bound (max_queued, max_queued_bytes) and the backlog's, on the objects
     themselves: a sender finds no room and gives the stream up after its timeout; one message
     larger than the byte bound still goes alone; the backlog drops its oldest."""
-    from mcp_ref.streamable_http import _LocalStream, _SessionTransport
+    from mcp_ref.machinery.streamable_session import LocalStream, SessionTransport
 
-    stream = _LocalStream(max_queued=100, sock=None, max_queued_bytes=1000)
+    stream = LocalStream(max_queued=100, sock=None, max_queued_bytes=1000)
     stream.put(b"x" * 600, 0.1)
     started = time.monotonic()
     with pytest.raises(TimeoutError, match="600 bytes unread"):  # 600 + 600 > 1000, and nobody reads
         stream.put(b"y" * 600, 0.2)
     assert 0.2 <= time.monotonic() - started < 2 and stream.gone
-    alone = _LocalStream(max_queued=100, sock=None, max_queued_bytes=1000)
+    alone = LocalStream(max_queued=100, sock=None, max_queued_bytes=1000)
     alone.put(b"z" * 5000, 0.1)  # larger than the bound, but nothing else waits: it goes
     assert alone.get(0) == b"z" * 5000
-    counted = _LocalStream(max_queued=2, sock=None, max_queued_bytes=10**6)
+    counted = LocalStream(max_queued=2, sock=None, max_queued_bytes=10**6)
     counted.put(b"1", 0.1)
     counted.put(b"2", 0.1)
     with pytest.raises(TimeoutError, match="2 messages unread"):
         counted.put(b"3", 0.1)
-    transport = _SessionTransport("s", max_queued=3, max_in_flight=1, max_queued_bytes=1000)
+    transport = SessionTransport("s", max_queued=3, max_in_flight=1, max_queued_bytes=1000)
     for n in range(5):  # no GET stream open: they wait, the oldest dropped beyond the bounds
         transport.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": {"n": n, "pad": "p" * 300}}).encode())
     kept = [json.loads(data)["params"]["n"] for data in transport._backlog]

@@ -18,16 +18,24 @@ client ends of both HTTP transports raise for a refused request). In short:
    lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several ``data:`` lines joined
    with newlines), comments and other fields skipped, an event dispatched at a blank line.
    An event larger than ``limit`` bytes is an error (a hostile server must not fill memory).
+6. ``why_refused(response, timeout)``: why the server refused a request, in its own words when
+   its body is a JSON-RPC error, else the body's first words.
+7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
+   server had closed while it was idle (the server never read it: it may be sent once more,
+   after ``drop_idle_connections(session)``); ``cause_of(exc)``: a connection error in a few words.
+8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import messages
 from ..messages import CONNECTION_CLOSED, McpError
 
 READ_CHUNK = 64 * 1024
@@ -149,3 +157,56 @@ def sse_events(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[str, str]]
                 if size > limit:
                     raise ValueError(f"an event of the stream is larger than {limit} bytes")
             # "id", "retry" and unknown fields: we do not resume streams, so nothing to keep
+
+
+# --- what a refused or broken request says ---------------------------------------------------------
+
+
+def why_refused(response: Any, timeout: float) -> str:
+    """Why the server refused: the message of a JSON-RPC error body, else the body's first words."""
+    text = first_words(response, timeout, limit=300)
+    try:
+        message = json.loads(text)["error"]["message"]
+        if isinstance(message, str):
+            return messages.printable(message)[:200]
+    except (ValueError, KeyError, TypeError):
+        pass
+    return text[:200] or "is this an MCP endpoint?"
+
+
+def closed_before_answering(exc: Exception) -> bool:
+    """Whether a request failed because the server closed the connection without a byte of an
+    answer: what a kept-alive connection that the server closed while idle does to the next
+    request sent on it (Node closes idle ones after 5 s). The server never read that request,
+    so it is sent once more, on a fresh connection; a refused or unreachable server is not this."""
+    text = repr(exc)
+    return "RemoteDisconnected" in text or "BadStatusLine" in text
+
+
+def cause_of(exc: Exception) -> str:
+    """A connection error's cause in a few words (requests nests them deeply)."""
+    text = str(exc)
+    for marker in ("Connection refused", "Name or service not known", "Connection reset", "timed out"):
+        if marker in text:
+            return marker.lower()
+    return text[:200]
+
+
+def stop_reading(sock: Any, response: Any) -> None:
+    """Stop reading a response now: shutting the socket wakes a reader blocked on it."""
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    try:
+        response.close()
+    except Exception:
+        pass
+
+
+def drop_idle_connections(session: Any) -> None:
+    """Close the connections ``session`` keeps alive for reuse (those in use go on): the next
+    request opens a fresh one."""
+    for adapter in session.adapters.values():
+        adapter.poolmanager.clear()

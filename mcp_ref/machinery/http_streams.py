@@ -27,6 +27,7 @@ import select
 import socket
 import ssl
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -40,6 +41,25 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # proxie
 # The first bytes of a stream with nothing to say yet: a WSGI server sends the response's headers
 # with the first bytes of its body (PEP 3333), and the client waits for those headers.
 OPENING = b": stream open\n\n"
+
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def hostname(host: str) -> str:
+    """A ``Host`` header's name: ``example.com:8000`` -> ``example.com``; ``[::1]:8000`` -> ``::1``."""
+    return urllib.parse.urlsplit(f"//{host}").hostname or ""
+
+
+def origin_allowed(origin: str | None, allowed_origins: frozenset[str] | None) -> bool:
+    """Whether a request's ``Origin`` may reach a local server (the pages' DNS-rebinding check): no
+    Origin (not a browser), one of ``allowed_origins`` (``*``: any), or, by default, a localhost one."""
+    if origin is None:
+        return True  # not a browser: Origin is what browsers send, and what rebinding abuses
+    if allowed_origins is not None:
+        return "*" in allowed_origins or origin in allowed_origins
+    parts = urllib.parse.urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.hostname in LOCAL_HOSTS
 
 
 def sse_event(event: str, data: bytes) -> bytes:

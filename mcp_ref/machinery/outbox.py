@@ -1,0 +1,73 @@
+"""An outbox: the messages waiting to be written to one client, bounded in number and in bytes.
+
+Not a spec section: the bound behind both HTTP transports' streams (sse.py's event stream, and
+streamable_http.py's per-request and GET streams, machinery/streamable_session.py). A client
+that stops reading must not be able to grow the server's memory, so:
+
+1. At most ``max_count`` messages of at most ``max_bytes`` in all wait; one message larger than
+   ``max_bytes`` goes in alone, when nothing else waits, so it still goes out.
+2. A sender that finds no room waits for it, up to its timeout: a burst is slowed to the pace of
+   the client. If none comes, ``put`` raises ``Full`` saying what was left unread, and the
+   transport gives the client up.
+3. The writer ``get``s each message; taking it makes room for a waiting sender. ``close`` makes a
+   waiting sender give up at once; ``end`` puts the end marker (None) after what waits, even
+   into a full outbox: closing never waits for a reader.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+from .memory import put_end_marker
+
+
+class Full(Exception):
+    """No room came in time: the client is not reading. The message says what it left unread."""
+
+
+class Outbox:
+    def __init__(self, max_count: int, max_bytes: int) -> None:
+        self._queue: queue.Queue[bytes | None] = queue.Queue(max_count)
+        self.max_bytes = max_bytes
+        self.queued_bytes = 0  # of the messages waiting; changed only under _room
+        self._room = threading.Condition()  # signalled when a message is taken, or at close
+        self._closed = False
+
+    def put(self, data: bytes, timeout: float | None) -> None:
+        """Queue ``data`` within ``timeout`` seconds; ``Full`` if no room came, ``OSError`` if closed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._room:  # the byte bound: room for these bytes, or an empty outbox
+            if not self._room.wait_for(lambda: self._closed or not self.queued_bytes
+                                       or self.queued_bytes + len(data) <= self.max_bytes, timeout):
+                raise Full(f"{self.queued_bytes} bytes unread (the bound is {self.max_bytes})")
+            if self._closed:
+                raise OSError("the stream is closed")
+            self.queued_bytes += len(data)
+        try:  # the count bound
+            self._queue.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except queue.Full:
+            self._taken(data)
+            raise Full(f"{self._queue.maxsize} messages unread") from None
+
+    def get(self, timeout: float | None = None) -> bytes | None:
+        """The next message (None: the end); ``queue.Empty`` when none came within ``timeout``."""
+        data = self._queue.get(timeout=timeout)
+        if data is not None:
+            self._taken(data)
+        return data
+
+    def _taken(self, data: bytes) -> None:
+        with self._room:
+            self.queued_bytes -= len(data)
+            self._room.notify_all()
+
+    def close(self) -> None:
+        """Nothing more goes in; a sender waiting for room gives up at once."""
+        with self._room:
+            self._closed = True
+            self._room.notify_all()
+
+    def end(self) -> None:
+        put_end_marker(self._queue)
