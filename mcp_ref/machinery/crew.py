@@ -135,7 +135,8 @@ class Crew:
         # _lock guards every field below; _state, a condition on it, is notified when the sleeping
         # standby must look again: a request started, a job was queued, or the crew stopped. (Taken
         # as ``with self._lock``, a plain lock costs less than the condition's own ``with``, on
-        # every request and every caller's read: a measured gain, benchmarks/RESULTS.md.)
+        # every request and every caller's read: a measured gain, benchmarks/RESULTS.md. It is not
+        # re-entrant: nothing done under it takes it again.)
         self._lock = threading.Lock()
         self._state = threading.Condition(self._lock)
         self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
