@@ -1,20 +1,28 @@
-"""Grade the labs: run each lab's check command, exactly as its README gives it, and report.
+"""Grade the labs: run each lab's check command, exactly as its README gives it, on your copy of the lab.
 
 Not a spec section: the course's grader (course/README.md, "Grading").
 
-    .venv/bin/python course/grade.py                every lab, on course/labNN-*/starter.py
-    .venv/bin/python course/grade.py 2 3            labs 2 and 3 only
+    .venv/bin/python course/grade.py --start 2      copy lab 2's starter to course/work/, your own copy
+    .venv/bin/python course/grade.py 2              grade your copy of lab 2: what fails, and why
+    .venv/bin/python course/grade.py                every lab you started
+    .venv/bin/python course/grade.py 2 -v           also every case that passed, with the kit's notes
     .venv/bin/python course/grade.py --solutions    the reference solutions instead (a sanity check)
-    .venv/bin/python course/grade.py -v             also print each check's whole report
+    .venv/bin/python course/grade.py --starters     the starters as committed (what `make test` checks)
 
-1. A lab's README holds its check command in the first ``sh`` block under "## Check your work":
+1. You work in ``course/work/labNN-.../starter.py``, a copy of the lab's starter that ``--start``
+   makes and git ignores: the files of the course stay as they are, so doing the labs never
+   changes what ``make test`` checks. ``--work DIR`` puts the copies somewhere else.
+2. A lab's README holds its check command in the first ``sh`` block under "## Check your work":
    the line that starts with ``.venv/bin/mcp-ref check``. A line there that starts with
    ``.venv/bin/python course/`` is a server to start first (the HTTP lab): it is started with
    ``--port 0``, must print ``serving on URL``, and the check is pointed at that URL.
-2. The command runs from the repository's root, with ``.venv/bin/`` meaning the folder of the
-   Python running this script, and ``--json`` added so the failed cases can be listed with
-   their requirement IDs.
-3. A lab passes when its command exits 0. Exit status: 0 when every lab graded passed.
+3. The command runs from the repository's root, with ``.venv/bin/`` meaning the folder of the
+   Python running this script, the program graded put in place of ``course/work/...``, and
+   ``--json`` added so every case can be read back with its findings.
+4. For each case that fails, the grade shows what the kit sent, what came back, which rule that
+   breaks (its ID, and the rule in one line), and where to read more: ``mcp-ref spec ID``, and
+   the TODO of your file that the README's steps tie to that case or ID.
+5. A lab passes when its command exits 0. Exit status: 0 when every lab graded passed.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import json
 import queue
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,9 +43,21 @@ from typing import Any
 
 COURSE = Path(__file__).resolve().parent
 ROOT = COURSE.parent
+WORK = COURSE / "work"
 VENV_BIN = ".venv/bin/"
 ID = re.compile(r"\b[A-Z]{2,5}-\d{2}\b")
+CASE = re.compile(r"`([a-z]+\.[a-z0-9-]+)`")
 URL = re.compile(r"serving on (http://\S+)")
+TODO_STEP = re.compile(r"^\d+\. \*\*TODO (\d+)\*\* \(([^)]*)\):(.*?)(?=^\d+\. |^\S|\n\n|\Z)", re.M | re.S)
+
+
+@dataclass
+class Todo:
+    """One numbered TODO of a lab, as the README's steps describe it."""
+
+    number: int
+    ids: list[str]  # the requirement IDs the step names
+    cases: list[str]  # the kit's cases that grade it, as the step names them
 
 
 @dataclass
@@ -49,6 +70,7 @@ class Lab:
     check: str  # the check command, as written in the README
     server: str | None  # a server to start first, as written in the README
     ids: list[str] = field(default_factory=list)  # every requirement ID the README names
+    todos: list[Todo] = field(default_factory=list)
 
     @property
     def starter(self) -> Path:
@@ -58,6 +80,20 @@ class Lab:
     def solution(self) -> Path:
         return COURSE / "solutions" / (self.folder.name.replace("-", "_") + ".py")
 
+    def work(self, work: Path = WORK) -> Path:
+        """The learner's own copy of the starter (made by ``--start``)."""
+        return work / self.folder.name / "starter.py"
+
+    @property
+    def graded_path(self) -> str:
+        """The program the README's commands run: the learner's copy, relative to the root."""
+        return str(self.work().relative_to(ROOT))
+
+    def todos_for(self, case: str, req_id: str) -> list[int]:
+        """The TODOs a failing case points at: those whose step names the case, else its ID."""
+        named = [todo.number for todo in self.todos if case in todo.cases]
+        return named or [todo.number for todo in self.todos if req_id in todo.ids]
+
 
 def check_block(readme: str) -> list[str]:
     """The command lines of the first sh block under "## Check your work"."""
@@ -66,6 +102,11 @@ def check_block(readme: str) -> list[str]:
         return []
     block = re.search(r"```sh\n(.*?)```", section[1], re.S)
     return [line.strip() for line in block.group(1).splitlines()] if block else []
+
+
+def todos_of(readme: str) -> list[Todo]:
+    """The steps "N. **TODO N** (IDs): ... `case.name` ..." of a README."""
+    return [Todo(int(m.group(1)), ID.findall(m.group(2)), CASE.findall(m.group(3))) for m in TODO_STEP.finditer(readme)]
 
 
 def labs() -> list[Lab]:
@@ -80,7 +121,7 @@ def labs() -> list[Lab]:
         server = next((line for line in lines if line.startswith(VENV_BIN + "python course/")), None)
         title = readme.splitlines()[0].lstrip("# ").strip()
         ids = sorted(set(ID.findall(readme)), key=readme.index)
-        found.append(Lab(int(folder.name[3:5]), folder, title, check, server, ids))
+        found.append(Lab(int(folder.name[3:5]), folder, title, check, server, ids, todos_of(readme)))
     return found
 
 
@@ -89,25 +130,42 @@ class Outcome:
     """What one run of a lab's check gave."""
 
     lab: Lab
+    program: Path
     exit_code: int
     output: str
-    cases: list[dict[str, Any]]  # from the kit's --json report: name, ids, status, detail, ...
+    cases: list[dict[str, Any]]  # from the kit's --json report: name, ids, status, findings, notes...
 
     @property
     def passed(self) -> bool:
         return self.exit_code == 0
 
     @property
+    def strict(self) -> bool:
+        return "--strict" in self.lab.check.split()
+
+    @property
     def failed(self) -> list[dict[str, Any]]:
-        return [case for case in self.cases if case["status"] in ("FAIL", "WARN", "ERROR")]
+        """The cases that make the lab fail (WARN too when the command has --strict)."""
+        bad = ("FAIL", "ERROR") + (("WARN",) if self.strict else ())
+        return [case for case in self.cases if case["status"] in bad]
+
+    def count(self, status: str) -> int:
+        return sum(case["status"] == status for case in self.cases)
 
 
-def argv_of(line: str, lab: Lab, solution: bool) -> list[str]:
-    """A README command line as an argument list for this Python's venv (and the solution)."""
-    if solution:
-        line = line.replace(str(lab.starter.relative_to(ROOT)), str(lab.solution.relative_to(ROOT)))
+def shown_path(path: Path) -> str:
+    """A path as the commands show it: relative to the repository's root when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path.resolve())
+
+
+def argv_of(line: str, lab: Lab, program: Path) -> list[str]:
+    """A README command line as an argument list for this Python's venv, grading ``program``."""
+    line = line.replace(lab.graded_path, shown_path(program))
     bin_folder = str(Path(sys.executable).parent) + "/"
-    if " " in bin_folder:
+    if " " in bin_folder or " " in shown_path(program):
         raise ValueError(f"the grader cannot run from a folder with spaces in its name: {bin_folder}")
     return shlex.split(line.replace(VENV_BIN, bin_folder), comments=True)
 
@@ -146,44 +204,143 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait(5)
 
 
-def run(lab: Lab, solution: bool = False, timeout: float = 120.0) -> Outcome:
-    """Run ``lab``'s check command on its starter (or on its reference solution)."""
-    argv = argv_of(lab.check, lab, solution)
+def run(lab: Lab, program: Path, timeout: float = 120.0, verbose: bool = False) -> Outcome:
+    """Run ``lab``'s check command on ``program`` (the learner's copy, the starter or a solution)."""
+    argv = argv_of(lab.check, lab, program)
     server = None
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.json"
         at = argv.index("check") + 2  # after "check server" or "check client"
-        argv[at:at] = ["--json", str(report)]
+        argv[at:at] = ["--json", str(report)] + (["-v"] if verbose else [])
         try:
             if lab.server is not None:
-                server, url = start_server(argv_of(lab.server, lab, solution), timeout=15.0)
+                server, url = start_server(argv_of(lab.server, lab, program), timeout=15.0)
                 argv[argv.index("--sse") + 1] = url
             done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
         finally:
             if server is not None:
                 stop(server)
         cases = json.loads(report.read_text(encoding="utf-8"))["cases"] if report.exists() else []
-    return Outcome(lab, done.returncode, done.stdout + done.stderr, cases)
+    return Outcome(lab, program, done.returncode, done.stdout + done.stderr, cases)
+
+
+# --- what a learner reads --------------------------------------------------------------------------
+
+
+MAX_SHOWN = 6  # findings shown per case (-v shows them all)
+
+
+def feedback(outcome: Outcome) -> list[str]:
+    """The lines that explain a failing lab: each failing case with what was sent and what came back,
+    then, once per rule it breaks, the rule in one line and where to read more."""
+    lab, program = outcome.lab, shown_path(outcome.program)
+    lines = []
+    for case in outcome.failed:
+        findings = [f for f in case["findings"] if f["level"] != "MAY"]
+        todos = sorted({n for f in findings for n in lab.todos_for(case["name"], f["id"])})
+        lines.append(f"  {case['status']}  {case['name']}" + (f"  (TODO {', '.join(map(str, todos))})" if todos else ""))
+        if case["status"] == "ERROR":
+            lines.append(f"    the checker itself failed, not your program: {case['detail']}")
+        for finding in findings[:MAX_SHOWN]:
+            lines.append(f"    {finding['id']} ({finding['level']}): {finding['message']}")
+            if finding.get("headers"):
+                lines.append("      headers sent: " + ", ".join(f"{k}: {v}" for k, v in finding["headers"].items()))
+            for label in ("sent", "got"):
+                if finding.get(label) is not None:
+                    lines.append(f"      {label + ':':<5} {shorten(finding[label])}")
+        if len(findings) > MAX_SHOWN:
+            lines.append(f"    ... and {len(findings) - MAX_SHOWN} more of the same case (-v shows them)")
+        for req_id in dict.fromkeys(f["id"] for f in findings):
+            rule = next(f["rule"] for f in findings if f["id"] == req_id)
+            todo = lab.todos_for(case["name"], req_id)
+            lines.append(f"    rule {req_id}: {rule}")
+            lines.append(f"      read: {VENV_BIN}mcp-ref spec {req_id}"
+                         + (f", and TODO {', '.join(map(str, todo))} in {program}" if todo else ""))
+        for note in case.get("notes", []):
+            lines.append(f"    note: {note}")
+    return lines
+
+
+def shorten(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def summary(outcome: Outcome, argv_hint: str) -> str:
+    """How many cases passed and were skipped, and how to see them."""
+    return (f"  {outcome.count('PASS')} case(s) passed, {outcome.count('SKIP')} skipped (not this lab's, or not "
+            f"applicable); to see every case with its notes: {argv_hint}")
+
+
+def report(outcome: Outcome, verbose: bool, flags: str = "") -> None:
+    lab = outcome.lab
+    print(f"lab {lab.number:02d}  {'PASS' if outcome.passed else 'FAIL'}  {lab.title}")
+    print(f"  graded: {shown_path(outcome.program)}")
+    if verbose:
+        print(outcome.output.rstrip())
+        return
+    if not outcome.passed:
+        lines = feedback(outcome)
+        if not lines:  # no case to show: the check could not run (the reason is its last line)
+            lines = ["  " + (outcome.output.strip().splitlines() or ["(no output)"])[-1]]
+        print("\n".join(lines))
+    print(summary(outcome, f"{VENV_BIN}python course/grade.py {lab.number}{flags} -v"))
+
+
+def start(lab: Lab, work: Path) -> None:
+    """Copy the lab's starter to the learner's own folder (never over their work)."""
+    copy = lab.work(work)
+    if copy.exists():
+        print(f"lab {lab.number:02d}: already started, your file is {shown_path(copy)} (kept as it is; delete it "
+              "to start again)")
+        return
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(lab.starter, copy)
+    print(f"lab {lab.number:02d}: your file is {shown_path(copy)} (a copy of {shown_path(lab.starter)}; git "
+          f"ignores it). Read {shown_path(lab.folder / 'README.md')}, fix the TODOs, then grade it with "
+          f"{VENV_BIN}python course/grade.py {lab.number}" + (f" --work {work}" if work != WORK else ""))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Grade the course's labs with mcp-ref check.")
-    parser.add_argument("numbers", nargs="*", type=int, help="the labs to grade (default: all)")
-    parser.add_argument("--solutions", action="store_true", help="grade the reference solutions instead")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print each check's whole report")
+    parser.add_argument("numbers", nargs="*", type=int, help="the labs (default: every lab you started)")
+    parser.add_argument("--start", action="store_true", help="copy the starters of these labs to your work folder")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--solutions", action="store_true", help="grade the reference solutions instead")
+    which.add_argument("--starters", action="store_true", help="grade the starters as committed")
+    parser.add_argument("--work", type=Path, default=WORK, help="your work folder (default course/work)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print the kit's whole report, every case")
     args = parser.parse_args()
-    chosen = [lab for lab in labs() if not args.numbers or lab.number in args.numbers]
+    every = labs()
+    unknown = sorted(set(args.numbers) - {lab.number for lab in every})
+    if unknown:
+        print(f"grade.py: no lab {', '.join(map(str, unknown))} (the labs are 1 to {len(every)})", file=sys.stderr)
+        return 2
+    chosen = [lab for lab in every if not args.numbers or lab.number in args.numbers]
+    if args.start:
+        if not args.numbers:
+            print("grade.py: --start needs the lab numbers, e.g. --start 2", file=sys.stderr)
+            return 2
+        for lab in chosen:
+            start(lab, args.work)
+        return 0
+    if args.solutions or args.starters:
+        programs = [(lab, lab.solution if args.solutions else lab.starter) for lab in chosen]
+    else:
+        programs = [(lab, lab.work(args.work)) for lab in chosen if lab.work(args.work).exists()]
+        for lab in chosen:
+            if not lab.work(args.work).exists():
+                print(f"lab {lab.number:02d}  not started: {VENV_BIN}python course/grade.py --start {lab.number} "
+                      f"makes your copy")
+        if not programs:
+            return 0 if not args.numbers else 1
     all_passed = True
-    for lab in chosen:
-        outcome = run(lab, solution=args.solutions)
+    for lab, program in programs:
+        outcome = run(lab, program, verbose=args.verbose)
         all_passed &= outcome.passed
-        print(f"lab {lab.number:02d}  {'PASS' if outcome.passed else 'FAIL'}  {lab.title}")
-        for case in outcome.failed:
-            print(f"         {case['status']}  {case['name']}  {' '.join(case['ids'])}")
-        if outcome.failed == [] and not outcome.passed:
-            print("         " + (outcome.output.strip().splitlines() or ["(no output)"])[-1])
-        if args.verbose:
-            print(outcome.output)
+        flags = " --solutions" if args.solutions else " --starters" if args.starters else ""
+        if args.work != WORK:
+            flags += f" --work {args.work}"
+        report(outcome, args.verbose, flags)
     return 0 if all_passed else 1
 
 

@@ -44,6 +44,7 @@ SERVER_BREAKS: dict[str, tuple[list[str], set[str]]] = {
     "silent-parse-error": (["messages"], {"MSG-01"}),  # a warning: the schema has no null id
     "silent-invalid-request": (["messages"], {"MSG-01"}),
     "answers-notifications": (["messages"], {"MSG-01", "MSG-05"}),  # a response to an id never sent
+    "answers-every-notification": (["messages"], {"MSG-01"}),  # judged once, by notifications-are-not-answered
     "int-ids": (["messages"], {"MSG-05"}),
     "result-and-error": (["messages", "CMP-04"], {"MSG-06", "CMP-04"}),  # the broken answer is a completion's
     "string-error-code": (["messages", "PRM-07"], {"MSG-07", "PRM-07"}),  # ... and a prompt's
@@ -174,6 +175,20 @@ def test_a_broken_server_fails_on_the_broken_rule_only(server_runs: Any, flag: s
     results = server_runs[flag]
     assert not errors(results), errors(results)
     assert failed_ids(results) == SERVER_BREAKS[flag][1], [(r.case.name, r.detail) for r in results if r.findings]
+
+
+def test_an_answer_to_a_notification_is_judged_by_the_case_that_sent_it_never_taken_for_the_next_answer(
+        server_runs: Any) -> None:
+    """Issue 22: a server answering notifications/initialized with an error (id null) used to fail
+    the parse-error case, whose line came next: the stray answer was read as its answer."""
+    results = {r.case.name: r for r in server_runs["answers-every-notification"]}
+    assert results["messages.answers-unparseable-input-with-32700"].status is Status.PASS
+    assert results["messages.answers-invalid-envelopes-with-32600"].status is Status.PASS
+    judged = results["messages.notifications-are-not-answered"]
+    assert judged.status is Status.FAIL and {f.id for f in judged.findings} == {"MSG-01"}
+    said = [f.message for f in judged.findings]
+    assert any("answered notifications/initialized" in m for m in said) and any("unknown notification" in m for m in said)
+    assert all("Method not found" in (f.got or "") for f in judged.findings)
 
 
 def test_a_tool_over_its_budget_is_one_finding_and_the_next_tools_are_still_called(server_runs: Any) -> None:

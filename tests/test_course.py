@@ -1,5 +1,6 @@
 """The lab course in course/ stays true: every lab's solution passes its check, every untouched
-starter fails it for the lab's own reason, and the READMEs name only what exists.
+starter fails it for the lab's own reason, the READMEs name only what exists, and a learner's
+work lives in a copy git ignores, so doing the labs never changes what these tests check.
 
 Not a spec page: the course teaches the pages its labs name. Each check command is read from
 the lab's README by course/grade.py and run exactly as a learner runs it (real subprocesses:
@@ -48,14 +49,15 @@ def test_the_course_has_its_labs() -> None:
     for lab in LABS:
         assert lab.starter.is_file() and lab.solution.is_file(), lab.folder.name
         runs = lab.check + " " + (lab.server or "")  # the HTTP lab starts its server first
-        assert str(lab.starter.relative_to(ROOT)) in runs, f"{lab.folder.name}: the check does not run the starter"
+        assert lab.graded_path in runs, f"{lab.folder.name}: the check does not run the learner's copy"
+        assert lab.graded_path.startswith("course/work/"), lab.graded_path
         assert lab.check.startswith(".venv/bin/mcp-ref check "), lab.check
 
 
 @pytest.mark.parametrize("name", BY_NAME)
 def test_the_solution_passes_its_check(name: str) -> None:
     lab = BY_NAME[name]
-    outcome = grade.run(lab, solution=True, timeout=60)
+    outcome = grade.run(lab, lab.solution, timeout=60)
     assert outcome.passed, outcome.output
     assert not [case for case in outcome.cases if case["status"] == "ERROR"], outcome.output
     tested = [case for case in outcome.cases if case["status"] == "PASS" and set(case["ids"]) & set(lab.ids)]
@@ -65,7 +67,7 @@ def test_the_solution_passes_its_check(name: str) -> None:
 @pytest.mark.parametrize("name", BY_NAME)
 def test_the_untouched_starter_fails_for_the_labs_reason(name: str) -> None:
     lab = BY_NAME[name]
-    outcome = grade.run(lab, solution=False, timeout=60)
+    outcome = grade.run(lab, lab.starter, timeout=60)
     assert outcome.exit_code == 1, f"{name}: expected a failed check (1), not {outcome.exit_code}:\n{outcome.output}"
     strict = "--strict" in lab.check.split()
     failing = {case["name"]: case for case in outcome.cases
@@ -85,6 +87,10 @@ def test_the_untouched_starter_fails_for_the_labs_reason(name: str) -> None:
 def test_readmes_name_only_what_exists(readme: Path) -> None:
     text = readme.read_text(encoding="utf-8")
     for path in PATH.findall(text):
+        if path.startswith("course/work/"):  # the learner's copies: made by `grade.py --start`
+            starter = ROOT / "course" / path.removeprefix("course/work/")
+            assert path == "course/work/" or (path.endswith("/starter.py") and starter.exists()), path
+            continue
         assert (ROOT / path).exists(), f"{readme.relative_to(ROOT)} names {path}, which does not exist"
     for req_id in set(grade.ID.findall(text)):
         assert req_id in requirements.REQUIREMENTS, f"{readme.relative_to(ROOT)} names {req_id}, not in the index"
@@ -137,9 +143,68 @@ def test_lab6_solution_lets_a_person_approve_edit_or_reject(answer: str, expecte
     assert "[a]pprove, [e]dit, or [r]eject?" in done.stderr
 
 
-def test_grade_py_reports_each_lab() -> None:
-    done = subprocess.run([sys.executable, str(COURSE / "grade.py"), "2"], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "lab 02  FAIL" in done.stdout
-    assert "FAIL  messages.unknown-method-is-32601  MSG-01" in done.stdout
+def grade_py(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(COURSE / "grade.py"), *args], capture_output=True, text=True,
+                          timeout=90, cwd=ROOT)
+
+
+def test_a_learner_starts_a_lab_in_a_copy_and_grade_py_explains_what_fails(tmp_path: Path) -> None:
+    work = str(tmp_path / "work")
+    assert "not started" in grade_py("2", "--work", work).stdout
+    started = grade_py("--start", "2", "--work", work)
+    copy = tmp_path / "work" / "lab02-stdio-server" / "starter.py"
+    assert started.returncode == 0 and copy.read_text() == BY_NAME["lab02-stdio-server"].starter.read_text()
+    copy.write_text(copy.read_text() + "\n# my work\n")
+    assert "already started" in grade_py("--start", "2", "--work", work).stdout
+    assert copy.read_text().endswith("# my work\n")  # starting again keeps the learner's work
+    done = grade_py("2", "--work", work)
+    out = done.stdout
+    assert done.returncode == 1 and "lab 02  FAIL" in out, out + done.stderr
+    # Each failing case: what went wrong, what was sent and what came back, the rule in one line,
+    # where to read more (mcp-ref spec ID and the TODO of the learner's file), and how to see the rest.
+    assert "FAIL  messages.unknown-method-is-32601  (TODO 5)" in out
+    assert "FAIL  transports.stdout-carries-only-messages  (TODO 1)" in out
+    assert "      sent: " in out and "      got:  " in out
+    assert "    rule MSG-01: Shape every message as JSON-RPC 2.0" in out
+    assert f"      read: .venv/bin/mcp-ref spec MSG-01, and TODO 5 in {copy}" in out
+    assert f"to see every case with its notes: .venv/bin/python course/grade.py 2 --work {work} -v" in out
+    verbose = grade_py("2", "--work", work, "-v").stdout
+    assert "PASS  ping.ping-before-initialize" in verbose  # the passing cases, with -v
+
+
+def test_the_course_readme_shows_a_failing_grade_as_grade_py_prints_it(tmp_path: Path) -> None:
+    """course/README.md, "Grading": a lab 2 server that takes True for a valid id, graded."""
+    work = tmp_path / "work"
+    grade_py("--start", "2", "--work", str(work))
+    copy = work / "lab02-stdio-server" / "starter.py"
+    solution = BY_NAME["lab02-stdio-server"].solution.read_text()
+    copy.write_text(solution.replace("(isinstance(value, int) and not isinstance(value, bool))", "isinstance(value, int)"))
+    done = grade_py("2", "--work", str(work))
+    printed = done.stdout.replace(str(copy), "course/work/lab02-stdio-server/starter.py").replace(f" --work {work}", "")
+    readme = (COURSE / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("## Grading", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    assert printed == shown, printed
+
+
+def test_grade_py_grades_the_committed_starters_and_the_solutions() -> None:
+    assert "lab 02  FAIL" in grade_py("2", "--starters").stdout
+    solved = grade_py("2", "--solutions")
+    assert solved.returncode == 0 and "lab 02  PASS" in solved.stdout, solved.stdout
+
+
+def test_the_learners_copies_are_ignored_by_git() -> None:
+    """Doing the labs leaves `git status` clean and `make test` as it was: course/work/ is ignored."""
+    probe = "course/work/lab02-stdio-server/starter.py"
+    done = subprocess.run(["git", "check-ignore", "-q", probe], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    if done.returncode == 128:
+        pytest.skip("not a git checkout")
+    assert done.returncode == 0, f"{probe} is not ignored by git"
+
+
+def test_every_case_a_step_names_is_in_the_kit() -> None:
+    from mcp_ref.tooling.check.registry import all_client_cases, all_server_cases
+
+    names = {case.name for case in all_server_cases() + all_client_cases()}
+    for lab in LABS:
+        for todo in lab.todos:
+            assert set(todo.cases) <= names, f"{lab.folder.name}, TODO {todo.number}: {set(todo.cases) - names}"

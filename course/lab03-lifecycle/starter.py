@@ -88,7 +88,7 @@ connection = {"phase": AWAITING_INITIALIZE, "protocolVersion": None, "clientInfo
 
 def gate(method):
     """Refuse a known method the current phase does not serve (LC-01)."""
-    # TODO 3 (LC-01): before initialize, serve only initialize and ping: raise
+    # TODO 3 (LC-01, PING-01, MSG-01): before initialize, serve only initialize and ping: raise
     #   JsonRpcError(INVALID_REQUEST, ...) for anything else, with a message that says what to
     #   send first. Today every method is served in every phase.
     # TODO 4 (not checked by the kit): refuse a second initialize the same way.

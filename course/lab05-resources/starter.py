@@ -126,6 +126,7 @@ def initialize(params):
 def on_initialized(params):
     if connection["phase"] == AWAITING_INITIALIZED:
         connection["phase"] = OPERATING  # LC-08: normal operation begins
+        threading.Thread(target=clock, daemon=True).start()  # new in lab 5: the clock starts with the session
 
 
 # --- new in lab 5: resources ----------------------------------------------------------------------
@@ -195,11 +196,11 @@ subscriptions = set()  # the URIs the client subscribed to
 
 
 def clock():
-    """Every second clock://now changes."""
+    """clock://now changes now, and then every second."""
     while True:
-        time.sleep(1)
         # TODO 5 (RES-13): send this only while the client is subscribed to clock://now.
         write({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "clock://now"}})
+        time.sleep(1)
 
 
 # --- the dispatch table and the loop --------------------------------------------------------------
@@ -252,7 +253,6 @@ def handle_line(line):
 
 
 def main():
-    threading.Thread(target=clock, daemon=True).start()
     for line in sys.stdin.buffer:
         if line.strip():
             reply = handle_line(line)

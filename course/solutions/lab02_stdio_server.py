@@ -20,7 +20,7 @@ What it does, in order, for every line that arrives on stdin:
 
 Run it under the checker:
     .venv/bin/mcp-ref check server --stdio ".venv/bin/python course/solutions/lab02_stdio_server.py" \
-        --only basic/messages basic/utilities/ping basic/transports
+        --only basic/messages basic/utilities/ping basic/transports --strict
 """
 
 import json

@@ -18,7 +18,7 @@ What this lab adds to lab 2, in order:
 
 Run it under the checker:
     .venv/bin/mcp-ref check server --stdio ".venv/bin/python course/solutions/lab03_lifecycle.py" \
-        --only basic/lifecycle LC-16 --strict
+        --only basic/lifecycle basic/utilities/ping LC-16 --strict
 """
 
 import json

@@ -13,8 +13,9 @@ What this lab adds to the server of labs 2 and 3, in order:
 3. resources/templates/list lists URI templates (here notes://{name}); reading a URI that
    matches a template works like reading a listed resource.
 4. resources/subscribe and resources/unsubscribe remember which URIs the client wants to hear
-   about and answer {}. The clock thread changes clock://now every second and sends
-   notifications/resources/updated for it, only while the client is subscribed (RES-13).
+   about and answer {}. The clock thread, started when the client says initialized, changes
+   clock://now at once and then every second, and sends notifications/resources/updated for it
+   only while the client is subscribed (RES-13).
    Two threads now write to stdout, so write() takes a lock: one message, one whole line.
 
 Run it under the checker:
@@ -141,6 +142,7 @@ def initialize(params):
 def on_initialized(params):
     if connection["phase"] == AWAITING_INITIALIZED:
         connection["phase"] = OPERATING  # LC-08: normal operation begins
+        threading.Thread(target=clock, daemon=True).start()  # new in lab 5: the clock starts with the session
 
 
 # --- new in lab 5: resources ----------------------------------------------------------------------
@@ -230,11 +232,11 @@ def unsubscribe(params):
 
 
 def clock():
-    """Every second clock://now changes: tell the client, if it asked to hear about it (RES-13)."""
+    """clock://now changes now, and then every second: tell the client, if it asked to hear about it (RES-13)."""
     while True:
-        time.sleep(1)
         if "clock://now" in subscriptions:
             write({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "clock://now"}})
+        time.sleep(1)
 
 
 # --- the dispatch table and the loop --------------------------------------------------------------
@@ -288,7 +290,6 @@ def handle_line(line):
 
 
 def main():
-    threading.Thread(target=clock, daemon=True).start()
     for line in sys.stdin.buffer:
         if line.strip():
             reply = handle_line(line)

@@ -25,7 +25,7 @@ from ..conftest import ROOT
 PEERS = ROOT / "tests" / "peers"
 SERVER = [sys.executable, str(PEERS / "sdk_server.py")]
 CLIENT = [sys.executable, str(PEERS / "sdk_client.py")]
-TIMEOUT = 3.0  # a server run waits this long where a deviating SDK stays silent (a loaded machine: not less)
+TIMEOUT = 5.0  # seconds per step: the SDK takes a second to answer an error when idle, several on a loaded machine
 CLIENT_TIMEOUT = 5.0  # a client run never waits on silence, unless the client misbehaves
 BEGIN, END = "<!-- check-sdk-results: begin -->", "<!-- check-sdk-results: end -->"
 
@@ -44,6 +44,10 @@ REASONS = {
     "messages.answers-invalid-envelopes-with-32600":
         "peer: over stdio valid JSON that is not JSON-RPC is dropped without an answer; JSON-RPC wants -32600 (MSG-01). "
         "Over SSE: HTTP 400",
+    "messages.refuses-ids-that-are-not-strings-or-integers":
+        "peer: a ping whose id is not a string or an integer (true, false, an object, 1.5, null) is dropped without an "
+        "answer; JSON-RPC answers it (MSG-01): -32600 for an id it does not allow, and a request with a number or null "
+        "for id is still a request. Over SSE the POST is accepted (202), then nothing comes",
     "tools.unknown-tool-is-a-protocol-error":
         "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
     "resources.unknown-resource-is-32002":

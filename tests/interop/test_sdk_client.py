@@ -88,7 +88,7 @@ def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[...
     version, info, elapsed = anyio.run(main)
     assert version == "2024-11-05"
     assert info.name == "mcp-ref-demo"
-    assert elapsed < 5  # the server/discover probe was answered at once, not waited out
+    assert elapsed < 30  # the probe was answered, not waited out (the SDK would wait for ever; a busy machine takes seconds)
 
 
 def test_sdk_client_uses_every_server_feature(sdk_client: Callable[..., Any]) -> None:

@@ -32,6 +32,7 @@ BREAKS = {
     "silent-parse-error": "say nothing to a line that is not JSON",
     "silent-invalid-request": "say nothing to an invalid envelope",
     "answers-notifications": "answer an unknown notification",
+    "answers-every-notification": "answer every notification, initialized included, with -32601 and id null",
     "int-ids": "answer numeric string ids with integers",
     "result-and-error": "put both result and error in completion errors",
     "string-error-code": "send a string error code for an unknown prompt",
@@ -75,6 +76,11 @@ RESOURCES = [{"uri": "test://text", "name": "text", "mimeType": "text/plain"},
              {"uri": "test://blob", "name": "blob", "mimeType": "application/octet-stream"}]
 TEMPLATES = [{"uriTemplate": "test://items/{item}", "name": "item"}]
 PROMPTS = [{"name": "greet", "arguments": [{"name": "name", "required": True}]}, {"name": "embed"}]
+
+
+def valid_id(value: Any) -> bool:
+    """A request id: a string or an integer (a JSON boolean is not one, though Python's bool is an int)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 class Invalid(Exception):
@@ -121,10 +127,9 @@ class BrokenServer:
             if "silent-parse-error" not in self.breaks:
                 self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
             return
-        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not (
-                isinstance(msg.get("method"), str) or "result" in msg or "error" in msg):
+        if self.invalid(msg):
             if "silent-invalid-request" not in self.breaks:
-                rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), (str, int)) else None
+                rid = msg.get("id") if isinstance(msg, dict) and valid_id(msg.get("id")) else None
                 self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "Invalid Request"}})
             return
         if "method" not in msg:
@@ -173,7 +178,21 @@ class BrokenServer:
             self.write({"jsonrpc": "2.0", "method": "notifications/progress",
                         "params": {"progressToken": meta["progressToken"], "progress": 1}})
 
+    @staticmethod
+    def invalid(msg: Any) -> bool:
+        """Not a JSON-RPC 2.0 message: not an object, no "jsonrpc": "2.0", no string method and no
+        result or error, params that are not an object, a request id that is not a string or integer."""
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            return True
+        if "method" not in msg:
+            return not ("result" in msg or "error" in msg)
+        if not isinstance(msg["method"], str) or not isinstance(msg.get("params", {}), dict):
+            return True
+        return "id" in msg and not valid_id(msg["id"])
+
     def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if "answers-every-notification" in self.breaks:  # what a server that never asks "is there an id?" does
+            self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": f"Method not found: {method}"}})
         if method == "notifications/initialized" and self.phase == "initializing":
             self.phase = "operating"
             if "reuse-request-id" in self.breaks:

@@ -3,10 +3,11 @@ the target of ``mcp-ref check server --hostile`` in tests/test_check_hostile.py.
 
     python hostile_server.py [--break NAME]
 
-Without a break it survives every hostile case of the kit (mcp_ref/tooling/check/server_hostile.py):
-it answers broken input with JSON-RPC errors, escapes what it echoes (so a lone surrogate leaves
-as ``\\ud800``), reads lines of any length, answers every request once, and blocks politely when
-its reader stalls. Each ``--break NAME`` fails one of those verdicts (see BREAKS).
+Without a break it survives every hostile case of the kit (server_hostile.py and
+server_hostile_transports.py in mcp_ref/tooling/check/): it answers broken input with JSON-RPC
+errors, escapes what it echoes (so a lone surrogate leaves as ``\\ud800``), reads lines of any
+length, answers every request once, and blocks politely when its reader stalls. Each
+``--break NAME`` fails one of those verdicts (see BREAKS).
 """
 
 from __future__ import annotations

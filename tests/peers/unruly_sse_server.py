@@ -1,8 +1,8 @@
 """An HTTP+SSE MCP server in plain stdlib Python for testing the checker against transport-level
 misbehaviour. ``python unruly_sse_server.py --mode MODE`` binds a free port of 127.0.0.1 and
 prints ``listening at URL`` first; see MODES. Without a misbehaviour it answers like a small
-correct 2024-11-05 server (initialize, ping, tools/list, tools/call; a foreign Origin gets 403,
-an unknown session 404).
+correct 2024-11-05 server (initialize, ping, tools/list, tools/call; a foreign Host name gets 421,
+a foreign Origin 403, an unknown session 404).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 MODES = {
     "good": "behave",
-    "any-origin": "accept any Origin (no DNS-rebinding protection)",
+    "any-origin": "accept any Origin and any Host name (no DNS-rebinding protection)",
     "sampling-on-subscribe": "offer a resource; on resources/subscribe ask the client to sample (it declared no "
                              "sampling), then fail the subscribe when the client refuses",
     "no-endpoint": "open the event stream but never send the endpoint event",
@@ -83,6 +83,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.mode == "any-origin":
             return False
         origin = self.headers.get("Origin")
+        host = urllib.parse.urlsplit("//" + (self.headers.get("Host") or "")).hostname
+        if host not in ("127.0.0.1", "localhost"):  # a DNS-rebinding page's own host name
+            self.send_response(421)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return True
         if origin and urllib.parse.urlsplit(origin).hostname not in ("127.0.0.1", "localhost"):
             self.send_response(403)
             self.send_header("Content-Length", "0")

@@ -3,19 +3,23 @@
 Not a spec section: a test kit that judges another implementation requirement by requirement,
 over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
 
-1. ``mcp-ref check server`` connects to a server as a client (wire.py records every byte,
-   peer.py speaks the client's side) and runs the server cases, grouped by spec page
-   (server_basic, server_basic_utilities, server_features, server_utilities,
-   server_transports; server_check.py runs them). It checks only what the server declares,
-   and calls tools only with ``--call-tools``.
+1. ``mcp-ref check server`` connects to a server as a client (wire.py, stdio_wire.py and
+   sse_wire.py record every byte; peer.py speaks the client's side) and runs the server cases,
+   grouped by spec page: server_lifecycle, server_messages, server_basic_utilities,
+   server_tools, server_resources, server_prompts, server_transports, server_utilities.
+   server_run.py holds a run's connections and discovery, server_check.py what a case gets,
+   helpers.py what several cases share. It checks only what the server declares, and calls
+   tools only with ``--call-tools``.
 2. ``mcp-ref check client`` runs a client command against the kit's own checking server
    (client_links.py, relay.py), records what the client does and probes it (client_check.py),
    then judges the session (client_cases.py).
 3. Every case names its requirement IDs (mcp_ref/tooling/requirements.py gives their level) and ends
    PASS, FAIL (a MUST not met), WARN (a SHOULD not met) or SKIP; a failure shows what was sent,
    what came back and the spec section of the rule (report.py: text, JSON, JUnit XML).
-4. ``--hostile`` adds server_hostile.py's red-team cases; registry.py lists every case, runner.py
-   runs them (the kit's imports form layers without a cycle: see registry.py).
+   shapes.py and result_shapes.py check the data shapes of 2024-11-05.
+4. ``--hostile`` adds the red-team cases of server_hostile.py and server_hostile_transports.py
+   (hostile_helpers.py); registry.py lists every case, runner.py runs them (the kit's imports
+   form layers without a cycle: see registry.py).
 
 ``import mcp_ref`` does not import this package. From Python::
 

@@ -160,7 +160,7 @@ def _stopped(args: argparse.Namespace, about: dict[str, Any], exc: Stopped) -> i
 
 def check_server(args: argparse.Namespace) -> int:
     from .runner import Options, Target, run_server_check
-    from .server_check import SetupFailed
+    from .server_run import SetupFailed
     from .shapes import as_dict
 
     headers = {}

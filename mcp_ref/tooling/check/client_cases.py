@@ -1,6 +1,7 @@
 """Client cases: what a 2024-11-05 client must and should do, judged on a recorded session.
 
-Spec pages (each case names its own):
+Not a spec section: cases of the conformance checker (see __init__.py). The spec pages they
+check (each case names its own):
   https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
   https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
   https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
@@ -30,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import shapes
+from . import result_shapes, shapes
 from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
-from .client_links import StdioLink
+from .client_links import StdioLink, in_words
 from .model import client_case
 from .wire import Incoming, shown
 
@@ -195,7 +196,8 @@ def shuts_down_by_closing_stdin(t: ClientCheck) -> None:
         return
     what = ("sent SIGTERM without closing stdin first" if "sigterm" in events
             else "killed the server without closing its stdin")
-    t.check(False, "LC-16", f"the client {what}", got=f"events seen: {', '.join(events) or 'none'}")
+    t.check(False, "LC-16", f"the client {what}: to stop a stdio server, close its stdin first and signal it only "
+            "if it does not exit", got=f"what the kit's server process saw, in order: {in_words(events)}")
 
 
 # --- basic/messages ------------------------------------------------------------------------------
@@ -318,7 +320,7 @@ def ping_is_answered(t: ClientCheck) -> None:
     if found.reply is None:
         t.fail("PING-01", "no response to ping", found.sent, f"(nothing within {t.timeout:g} s)")
     t.check("result" in found.reply, "PING-01", "ping was answered with an error", found.sent, found.got)
-    t.shape_problems(shapes.empty_result(found.reply.get("result")) if "result" in found.reply else [],
+    t.shape_problems(result_shapes.empty_result(found.reply.get("result")) if "result" in found.reply else [],
                      "PING-01", "the ping result", found)
 
 
@@ -396,7 +398,7 @@ def roots_list_is_answered(t: ClientCheck) -> None:
     if "error" in found.reply:
         t.note(f"roots/list was refused: {shown(found.got)}")
         return
-    problems = shapes.list_result(found.reply.get("result"), "roots", shapes.root)
+    problems = result_shapes.list_result(found.reply.get("result"), "roots", result_shapes.root)
     t.shape_problems([p for p in problems if "file://" in p], "ROOT-03", "the roots", found)
     t.shape_problems([p for p in problems if "file://" not in p], "ROOT-01", "the roots/list result", found)
 
@@ -423,5 +425,5 @@ def sampling_request_is_answered(t: ClientCheck) -> None:
     if "error" in found.reply:
         t.note(f"sampling was refused: {shown(found.got)}")
         return
-    t.shape_problems(shapes.create_message_result(found.reply.get("result")), "SAMP-05",
+    t.shape_problems(result_shapes.create_message_result(found.reply.get("result")), "SAMP-05",
                      "the sampling/createMessage result", found)

@@ -32,6 +32,19 @@ from typing import Any
 from .wire import Wire
 
 RELAY = str(Path(__file__).with_name("relay.py"))
+# What each event of the relay means, in the words a report uses (the names stay in the code).
+EVENT_WORDS = {
+    "stdin-eof": "the client closed the server's stdin",
+    "sigterm": "the client sent the server SIGTERM",
+    "data-closed": "the server's stdin and stdout were closed",
+    "relay-gone": "the server process ended",
+    "stream-closed": "the client's event stream ended",
+}
+
+
+def in_words(events: list[str]) -> str:
+    """Events of the relay, in order, as a sentence for a report."""
+    return "; ".join(EVENT_WORDS.get(name, name) for name in events) or "nothing"
 
 
 class StdioLink(Wire):
@@ -108,7 +121,7 @@ class StdioLink(Wire):
     def event(self, name: str) -> None:
         with self._lock:
             self.events.append((name, len(self.transcript)))
-        self.note(f"event: {name}")
+        self.note(EVENT_WORDS.get(name, f"the server process reported {name!r}"))
 
     def send_raw(self, data: bytes) -> None:
         self.send_recorded(data)
@@ -179,7 +192,7 @@ class SseLink(Wire):
     def event(self, name: str) -> None:
         with self._lock:
             self.events.append((name, len(self.transcript)))
-        self.note(f"event: {name}")
+        self.note(EVENT_WORDS.get(name, f"the server process reported {name!r}"))
 
     def handle_get(self, request: http.server.BaseHTTPRequestHandler) -> None:
         self.gets += 1

@@ -1,13 +1,18 @@
-"""What several server cases share: how long to listen for silence, "is it still serving?", and
-which cheap request a server serves.
+"""What several server cases share: how long to listen for silence, "is it still serving?", which
+cheap request a server serves, the first page of a list, and the gating check.
 
 Not a spec section: helpers of the conformance checker's server cases (see __init__.py).
 """
 
 from __future__ import annotations
 
-from .peer import Peer
+from typing import Any
+
+from .peer import Peer, Reply
 from .server_check import ServerCheck
+
+MAX_ITEMS = 20  # resources read / prompts got / tools called per case
+FILLER = "mcp-ref-check"  # the kit's name, in the made-up names and values it sends
 
 
 def settle(t: ServerCheck) -> float:
@@ -37,3 +42,22 @@ def some_list_method(t: ServerCheck) -> str:
         if t.info.declares(capability):
             return method
     return "ping"
+
+
+def first_page(t: ServerCheck, method: str, key: str, capability_id: str) -> tuple[Peer, Reply, Any]:
+    """The first page of a list on the shared session (the case ends unless it is a result)."""
+    peer = t.session()
+    reply = peer.request(method)
+    result = t.expect_result(reply, capability_id, method, peer=peer)
+    return peer, reply, result
+
+
+def refused(t: ServerCheck, method: str, params: dict[str, Any] | None, req_id: str, capability: str) -> None:
+    """Gating: ``method`` of an undeclared capability must not succeed."""
+    peer = t.session()
+    reply = peer.request(method, params)
+    t.answered(reply, f"{method} without the {capability} capability")
+    t.check(not reply.is_result, req_id, f"{method} was served although {capability} was not declared",
+            reply.sent, reply.got)
+    if reply.is_error and reply.code != -32601:
+        t.note(f"{method} was refused with {reply.code}; -32601 (Method not found) says it best")

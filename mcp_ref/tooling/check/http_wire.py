@@ -1,7 +1,7 @@
 """The checker over Streamable HTTP (revision 2025-03-26's transport): a recording client wire and a link.
 
 Not a spec section: the kit's transport layer for ``mcp-ref check server --http URL`` and
-``mcp-ref check client --http``, beside wire.py (stdio, HTTP with SSE) and client_links.py. Like
+``mcp-ref check client --http``, beside stdio_wire.py, sse_wire.py and client_links.py. Like
 those, it does not use mcp_ref's own transport: a case must be able to send what a good client
 never would, and see exactly what came back.
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
@@ -33,7 +33,8 @@ import threading
 import urllib.parse
 from typing import Any
 
-from .wire import ConnectFailed, SseEventParser, Wire, _connection, _target, http_request, parse
+from .sse_wire import SseEventParser, http_request, open_connection, request_target
+from .wire import ConnectFailed, Wire, parse
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -78,9 +79,9 @@ class StreamableHttpWire(Wire):
         is_request = isinstance(msg, dict) and "method" in msg and "id" in msg
         if is_request and msg.get("method") == "initialize":
             self._init_id = msg["id"]
-        conn = _connection(self.url, self.timeout)
+        conn = open_connection(self.url, self.timeout)
         try:
-            conn.request("POST", _target(self.url), body=data,
+            conn.request("POST", request_target(self.url), body=data,
                          headers={"Content-Type": "application/json", **self._headers()})
             response = conn.getresponse()
         except OSError as exc:
@@ -93,7 +94,7 @@ class StreamableHttpWire(Wire):
         status = response.status
         self.post_statuses.append(status)
         kind = (response.getheader("Content-Type", "") or "").split(";")[0].strip().lower()
-        self.note(f"POST {_target(self.url)} -> HTTP {status} ({kind or 'no content type'})")
+        self.note(f"POST {request_target(self.url)} -> HTTP {status} ({kind or 'no content type'})")
         if is_request and msg.get("method") == "initialize" and response.getheader(SESSION_HEADER):
             self.session_id = response.getheader(SESSION_HEADER)
         if kind == "text/event-stream" and status == 200:
@@ -143,15 +144,15 @@ class StreamableHttpWire(Wire):
             self.note("the server closed the GET stream")
 
     def _listen(self) -> None:
-        conn = _connection(self.url, self.timeout)
+        conn = open_connection(self.url, self.timeout)
         try:
-            conn.request("GET", _target(self.url), headers=self._headers("text/event-stream"))
+            conn.request("GET", request_target(self.url), headers=self._headers("text/event-stream"))
             response = conn.getresponse()
         except OSError as exc:
             conn.close()
             self.note(f"GET {self.url} failed: {exc}")
             return
-        self.note(f"GET {_target(self.url)} -> HTTP {response.status}")
+        self.note(f"GET {request_target(self.url)} -> HTTP {response.status}")
         if response.status != 200:
             conn.close()
             return
@@ -177,7 +178,7 @@ class StreamableHttpWire(Wire):
         if self.session_id is not None:
             try:
                 answer = http_request(self.url, "DELETE", None, self._headers(), min(self.timeout, 2.0))
-                self.note(f"DELETE {_target(self.url)} -> HTTP {answer.status}")
+                self.note(f"DELETE {request_target(self.url)} -> HTTP {answer.status}")
             except OSError as exc:
                 self.note(f"DELETE {self.url} failed: {exc}")
         self._incoming.put(None)

@@ -14,8 +14,9 @@ Not a spec section: the conformance checker's model (see __init__.py).
    fault of the kit, never blamed on the peer.
 4. A case's *level* (shown by ``--list`` and in the summary) is the strongest of its IDs, with
    two exceptions the case declares: ``informative`` (INFO: no rule binds the peer there, so it
-   only notes what it sees) and ``conflict`` (the spec and the schema disagree: its findings are
-   warnings at most, and say so).
+   only notes what it sees) and ``at_most="SHOULD"`` (its findings are warnings at most, and say
+   why: the spec and its schema disagree, or the case applies a rule's stated purpose beyond its
+   letter).
 5. This module imports no case module: the case modules import it to register themselves, and
    registry.py imports them (see registry.py for the kit's layers).
 """
@@ -64,7 +65,7 @@ class Finding:
 
     ``level`` lowers the strength an ID would give (a rule the schema contradicts is a warning);
     ``knock_on`` marks a finding that only says the peer stopped answering or went away: once the
-    kit has found the root cause of that (see server_check.ServerRun.went_away), such findings of
+    kit has found the root cause of that (see server_run.ServerRun.went_away), such findings of
     other cases are not counted. ``headers`` are HTTP headers the kit sent, where they matter.
     """
 
@@ -84,6 +85,11 @@ class Finding:
         return own
 
     @property
+    def rule(self) -> str:
+        """The requirement in one line of our own words (the index's summary)."""
+        return str(requirement(self.id).summary)
+
+    @property
     def section(self) -> str | None:
         from .sections import section
 
@@ -98,7 +104,7 @@ class Finding:
         return f"{url}#{anchor(self.section)}" if self.section else url
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message,
+        out: dict[str, Any] = {"id": self.id, "level": self.strength, "message": self.message, "rule": self.rule,
                                "page": requirement(self.id).page, "section": self.section, "link": self.link}
         if self.sent is not None:
             out["sent"] = self.sent
@@ -134,7 +140,7 @@ class Case:
     audit: bool = False  # judges the traffic of the whole run: runs last
     hostile: bool = False  # sends hostile input: only with --hostile
     informative: bool = False  # reports what it saw, never a finding: no rule binds this peer here
-    conflict: str | None = None  # the rule its IDs state, and the one that contradicts it: a warning at most
+    at_most: str | None = None  # "SHOULD": every finding is a warning at most (see the module docstring, point 4)
 
     @property
     def summary(self) -> str:
@@ -150,9 +156,10 @@ class Case:
     def level(self) -> str:
         if self.informative:
             return "INFO"
-        if self.conflict:
-            return "SHOULD" if strongest(self.ids) == "MUST" else strongest(self.ids)
-        return strongest(self.ids)
+        own = strongest(self.ids)
+        if self.at_most is not None and STRENGTHS.index(self.at_most) > STRENGTHS.index(own):
+            return self.at_most
+        return own
 
     def matches(self, selector: str) -> bool:
         """``--only``: a page ("server/tools" or "tools"), a requirement ID, a case name, or
@@ -226,7 +233,7 @@ class Recorder:
         self.findings: list[Finding] = []
         self.notes: list[str] = []
         self.dropped = 0  # findings past MAX_FINDINGS
-        self.level: str | None = None  # caps the strength of every finding (a case with a conflict)
+        self.level: str | None = None  # caps the strength of every finding (a case's at_most)
         self.informative = False  # an informative case turns findings into notes
 
     def add(self, finding: Finding) -> None:
@@ -290,20 +297,20 @@ def _register(side: str, page: str, ids: tuple[str, ...], func: Callable[[Any], 
 
 def server_case(page: str, *ids: str, fresh: bool = False, transport: str | None = None, call_tools: bool = False,
                 audit: bool = False, hostile: bool = False, informative: bool = False,
-                conflict: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+                at_most: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Register a server case: ``@server_case("server/tools", "TOOL-18")``."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
         _register("server", page, ids, func, fresh=fresh, transport=transport, call_tools=call_tools, audit=audit,
-                  hostile=hostile, informative=informative, conflict=conflict)
+                  hostile=hostile, informative=informative, at_most=at_most)
         return func
     return register
 
 
 def client_case(page: str, *ids: str, transport: str | None = None, informative: bool = False,
-                conflict: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+                at_most: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Register a client case: ``@client_case("basic/lifecycle", "LC-08")``."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
-        _register("client", page, ids, func, transport=transport, informative=informative, conflict=conflict)
+        _register("client", page, ids, func, transport=transport, informative=informative, at_most=at_most)
         return func
     return register
 

@@ -9,6 +9,13 @@ Not a spec section: the checker's client (see wire.py for the connections themse
    are answered ``{}``, anything else -32601, since the kit declares no client capability),
    and strays (responses nobody waited for, text that is not a message).
 3. The first answer on a connection may take ``startup`` seconds (a slow server start).
+4. A case that sends something whose answer has no id the kit can wait for (a line that is not
+   JSON, an invalid envelope, a notification that must get no answer) *probes*: ``probe()``
+   first sends a ping and waits for it (a barrier), so that whatever the server wrote about
+   earlier traffic is set aside; then it sends its input, and a second ping. On a server that
+   reads its input in order, what arrives between the two is what it wrote in reply to that
+   input, and nothing else: a case judges only its own answer, and a stray answer (to a
+   notification, say) is never taken for the next case's.
 """
 
 from __future__ import annotations
@@ -84,6 +91,48 @@ class Reply:
         return f"(nothing within {waited(self.waited or timeout or 0.0)})"
 
 
+@dataclass
+class Probe:
+    """Input a case sent on purpose, and what came back for it (see ``Peer.probe``).
+
+    ``answers``: the responses that arrived after the input and before the answer to the ping
+    sent after it (the barrier); ``earlier``: responses that arrived before the input was sent,
+    which answer something else; ``statuses``: the HTTP status of each POST (SSE only).
+    """
+
+    sent: str  # the input as a report shows it
+    answers: list[Incoming]
+    earlier: list[Incoming]
+    barrier: Reply
+    statuses: list[int] = field(default_factory=list)
+
+    @property
+    def refusal(self) -> int | None:
+        """Over SSE, the first 4xx status a POST of the input got: the transport's refusal."""
+        return next((status for status in self.statuses if 400 <= status < 500), None)
+
+    @property
+    def refused_by_http(self) -> bool:
+        """Over SSE, a POST answered 4xx: the transport's refusal, an answer of its own kind."""
+        return self.refusal is not None
+
+
+def describe_bytes(raw: bytes) -> str:
+    """Input as a report shows it: its text, or Python's spelling of the bytes when they are not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{raw!r} (bytes that are not UTF-8)"
+
+
+def is_response(incoming: Incoming) -> bool:
+    """A message that answers something: a JSON object without a method (or a batch of them)."""
+    msg = incoming.msg
+    if isinstance(msg, list):
+        return bool(msg) and all(isinstance(item, dict) and "method" not in item for item in msg)
+    return isinstance(msg, dict) and "method" not in msg
+
+
 def waited(seconds: float) -> str:
     """A wait in words: "5 s", "10.7 s"."""
     return f"{round(seconds, 1):g} s"
@@ -111,6 +160,7 @@ class Peer:
     first_answer: float | None = None  # seconds the first answer on this connection took
     filed: int = 0  # messages filed in all (the lists above keep the first MAX_FILED of each)
     _next_id: int = 1
+    _syncs: int = 0  # barriers sent (their ids: mcp-ref-check-sync-N)
     _answered_once: bool = False
     _opened: float = field(default_factory=time.monotonic)
 
@@ -137,10 +187,11 @@ class Peer:
         return self.wait(self.send_request(method, params, request_id=request_id), timeout)
 
     def wait(self, reply: Reply, timeout: float | None = None, *, progress_token: Any = None,
-             limit: float | None = None) -> Reply:
+             limit: float | None = None, others: list[Incoming] | None = None) -> Reply:
         """Wait for ``reply``'s answer: at most the step (the startup allowance for a connection's
         first answer). With ``progress_token``, each progress notification for it starts the
-        step again, up to ``limit`` seconds in all."""
+        step again, up to ``limit`` seconds in all. Responses to something else that arrive
+        meanwhile are filed as strays, and added to ``others`` if given."""
         step = self.timeout if timeout is None else timeout
         if not self._answered_once:
             step = max(step, self.startup)
@@ -170,9 +221,34 @@ class Peer:
                       and same_id(as_params(msg).get("progressToken"), progress_token)):
                     reply.progress += 1
                     deadline = min(max(deadline, time.monotonic() + step), max(hard, deadline))
+                if others is not None and is_response(incoming):
+                    others.append(incoming)
                 self._file(incoming)
         finally:
             reply.waited = time.monotonic() - started
+
+    def sync(self) -> tuple[list[Incoming], Reply]:
+        """Send a ping (a barrier) and wait for its answer, two steps at most (a barrier orders what
+        arrives; how promptly ping is answered is the ping cases' to judge); return the responses
+        to something else that arrived meanwhile, and the ping's reply (unanswered if none came)."""
+        self._syncs += 1
+        others: list[Incoming] = []
+        barrier = self.wait(self.send_request("ping", request_id=f"mcp-ref-check-sync-{self._syncs}"),
+                            2 * self.timeout, others=others)
+        return others, barrier
+
+    def probe(self, *inputs: bytes) -> Probe:
+        """Send ``inputs`` (raw bytes, one message or line each) between two barriers (see
+        ``sync``): the answers are what the server wrote in reply to them, and nothing else.
+        Over stdio each input is a line; over SSE each is the body of one POST."""
+        earlier, _ = self.sync()
+        statuses = getattr(self.wire, "post_statuses", None)
+        before = len(statuses) if statuses is not None else 0
+        for raw in inputs:
+            self.wire.send_raw(raw)
+        posted = list(statuses[before:]) if statuses is not None else []  # the inputs' POSTs, not the barrier's
+        answers, barrier = self.sync()
+        return Probe(" | ".join(describe_bytes(raw) for raw in inputs), answers, earlier, barrier, posted)
 
     def _confirm_start(self, reply: Reply, started: float) -> None:
         """The connection's first request got nothing, and the server has written nothing at all:
@@ -208,24 +284,6 @@ class Peer:
         if not self._answered_once:
             self._answered_once = True
             self.first_answer = time.monotonic() - self._opened
-
-    def next_response(self, timeout: float | None = None) -> Incoming | None:
-        """The next message that is not a request or notification (filing the others), or None."""
-        step = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + (max(step, self.startup) if not self._answered_once else step)
-        while True:
-            try:
-                incoming = self.wire.receive(deadline - time.monotonic())
-            except WaitTimeout:
-                return None
-            if incoming is None:
-                return None
-            msg = incoming.msg
-            if not (isinstance(msg, dict) and isinstance(msg.get("method"), str)):
-                if isinstance(msg, dict):
-                    self._answer_seen()
-                return incoming
-            self._file(incoming)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> str:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -276,11 +334,6 @@ class Peer:
         start = reply.sent_seq
         end = reply.seq if reply.seq >= 0 else 1 << 60
         return [method for seq, method in self.refused if start <= seq <= end]
-
-    def responses_since(self, before: int) -> list[Incoming]:
-        """Strays from ``before`` on that look like responses (not garbage lines): answers to nothing."""
-        return [s for s in self.stray[before:] if isinstance(s.msg, dict) and "method" not in s.msg
-                and ("result" in s.msg or "error" in s.msg)]
 
     def initialize(self, version: str = PROTOCOL_VERSION, capabilities: dict[str, Any] | None = None,
                    *, initialized: bool = True) -> Reply:

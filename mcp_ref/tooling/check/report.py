@@ -3,8 +3,10 @@
 Not a spec section: the checker's output.
 
 1. Text: one line per case, grouped by spec page, each with its status, name, requirement IDs
-   and level; under a FAIL or WARN, each unmet requirement with what was sent and what came
-   back. Then a summary per level and the exit status.
+   and level; under a FAIL or WARN, each unmet requirement: what went wrong, what was sent and
+   what came back, the rule in one line of our own (the requirement index's summary), the spec
+   section that states it, and ``mcp-ref spec ID`` to read more. Then a summary per level and
+   the exit status.
 2. JSON: every case with its IDs, level, page, status, detail, findings and the messages it
    exchanged.
 3. JUnit XML: one testsuite per page, one testcase per case; FAIL (and WARN under ``--strict``)
@@ -72,8 +74,10 @@ def write_text(out: TextIO, results: list[CaseResult], *, header: str, strict: b
                     out.write(f"          sent: {shown(finding.sent)}\n")
                 if finding.got is not None:
                     out.write(f"          got:  {shown(finding.got)}\n")
+                out.write(f"          rule: {finding.rule}\n")
                 out.write(f"          spec: {finding.link}" + (f" ({finding.section})" if finding.section else "") + "\n")
-            if verbose or result.status in (Status.FAIL, Status.WARN) or case.informative or case.conflict:
+                out.write(f"          more: mcp-ref spec {finding.id}\n")
+            if verbose or result.status in (Status.FAIL, Status.WARN) or case.informative or case.at_most:
                 for note in result.notes:
                     out.write(f"        note: {note}\n")
             if result.cut and verbose:
@@ -90,8 +94,9 @@ def finding_text(finding: Any) -> str:
     lines = [f"{finding.id} ({finding.strength}): {finding.message}"]
     if finding.headers:
         lines.append(f"  headers sent: {_headers(finding.headers)}")
-    lines += [f"  sent: {shown(finding.sent)}", f"  got: {shown(finding.got)}",
-              f"  spec: {finding.link}" + (f" ({finding.section})" if finding.section else "")]
+    lines += [f"  sent: {shown(finding.sent)}", f"  got: {shown(finding.got)}", f"  rule: {finding.rule}",
+              f"  spec: {finding.link}" + (f" ({finding.section})" if finding.section else ""),
+              f"  more: mcp-ref spec {finding.id}"]
     return "\n".join(lines)
 
 

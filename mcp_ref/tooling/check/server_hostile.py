@@ -1,13 +1,13 @@
-"""Hostile server cases (``mcp-ref check server --hostile``): input no good client sends, offered to
-every implementation, judged per requirement.
+"""Hostile server cases for the messages (``mcp-ref check server --hostile``): broken, deep, strange
+and many messages, offered to every implementation and judged per requirement.
 
-Spec pages (each case names its own):
+Not a spec section: cases of the conformance checker (see __init__.py), run only with
+``--hostile``. The spec pages they check (each case names its own):
   https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
-  https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
   https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/ping
 
-Not a spec section of their own: the spec says what a server must answer and how, not how much
-abuse it must take; these cases apply its rules under abuse. What every case checks afterwards:
+The spec says what a server must answer and how, not how much abuse it must take; these cases
+apply its rules under abuse. What every hostile case checks afterwards:
 
 1. the server keeps serving: a ping on the same connection (stdio) or on a new session (SSE) is
    answered within the step timeout: PING-01 (a receiver answers ping promptly);
@@ -17,137 +17,34 @@ abuse it must take; these cases apply its rules under abuse. What every case che
 4. it does not hang: every wait of the kit is bounded, and a silence past it is a finding.
 
 The cases are opt-in, run after every other case (they may kill a server), each on connections
-of its own, and bounded in size and time: the biggest input is one 40 MiB line, the longest wait
-a few steps.
+of its own, and bounded in size and time (hostile_helpers.py; the transport's own abuse, a
+40 MiB line and a stalled reader, is in server_hostile_transports.py).
 """
 
 from __future__ import annotations
 
 import json
-import resource
-import socket
-import threading
-import time
-import urllib.parse
 from typing import Any
 
 from . import shapes
+from .hostile_helpers import (
+    answers_by_id,
+    drain,
+    drain_until,
+    hostile_session,
+    keeps_serving,
+    only_valid_json,
+    send_lines,
+)
 from .model import server_case
-from .peer import Peer, waited
+from .peer import waited
 from .server_check import ServerCheck
-from .wire import ConnectFailed, Incoming, SseWire, StdioWire, WaitTimeout, http_request, shown
+from .sse_wire import SseWire
+from .wire import shown
 
 MESSAGES = "basic/messages"
-TRANSPORTS = "basic/transports"
-PING = "basic/utilities/ping"
 DEPTH = 100_000  # nesting of the deep message
-BIG = 40 * 1024 * 1024  # bytes of the line over the cap (above the usual caps: 32 MiB here, 4 MiB in many)
 BURST = 500  # pings sent at once
-STALL = 2000  # requests sent while the kit does not read
-STALL_SECONDS = 2.0  # how long the kit does not read
-IDLE = 1100  # idle connections over SSE
-HALF_SENT = 60  # half-sent HTTP requests over SSE
-
-
-# --- what every hostile case checks -------------------------------------------------------------
-
-
-def hostile_session(t: ServerCheck) -> Peer:
-    """A new, initialized connection of this case's own."""
-    return t.fresh_session()
-
-
-def keeps_serving(t: ServerCheck, peer: Peer, after: str) -> bool:
-    """PING-01: after ``after``, a ping is answered within the step (a new session's over SSE,
-    where the hostile connection may rightly have been refused)."""
-    target = peer
-    if isinstance(peer.wire, SseWire) and (peer.wire.closed_by_peer or not peer.wire.endpoint):
-        target = hostile_session(t)
-    reply = target.request("ping", timeout=t.timeout)
-    ok = reply.is_result
-    t.check(ok, "PING-01", f"after {after}, the server no longer answers ping "
-            + ("(the connection ended)" if reply.closed else f"(nothing within {waited(reply.waited)})"),
-            reply.sent, reply.got_text())
-    return ok
-
-
-def only_valid_json(t: ServerCheck, peer: Peer, what: str, since: int = 0) -> None:
-    """MSG-01 (and TR-04 over stdio): everything the server wrote on this connection is a JSON-RPC
-    message in valid UTF-8."""
-    entries = peer.wire.sent_and_received()[since:]
-    bad = [e for e in entries if e.direction == "got" and e.event != "endpoint"
-           and (e.msg is None or shapes.envelope_problem(e.msg))]
-    problems = dict(peer.wire.problems)
-    if bad or problems:
-        sample = bad[0].data if bad else next(iter(peer.wire.first_problem.values()), "")
-        kinds = ", ".join(f"{kind} ({count})" for kind, count in problems.items()) or "not JSON-RPC"
-        where = " on stdout" if isinstance(peer.wire, StdioWire) else ""
-        t.check(False, "MSG-01", f"after {what}, the server wrote{where} something that is not a valid message: "
-                f"{kinds}", got=shown(sample))
-
-
-def drain(peer: Peer, seconds: float) -> list[Incoming]:
-    """Everything that arrives for ``seconds``, or until the stream ends."""
-    got: list[Incoming] = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            item = peer.wire.receive(deadline - time.monotonic())
-        except WaitTimeout:
-            break
-        if item is None:
-            break
-        got.append(item)
-    return got
-
-
-def answers_by_id(items: list[Incoming]) -> dict[str, list[Incoming]]:
-    out: dict[str, list[Incoming]] = {}
-    for item in items:
-        msg = item.msg
-        if isinstance(msg, dict) and "method" not in msg and ("result" in msg or "error" in msg):
-            out.setdefault(repr(msg.get("id")), []).append(item)
-    return out
-
-
-def send_lines(t: ServerCheck, peer: Peer, lines: list[bytes], label: str) -> bool:
-    """Send raw lines (stdio: one write, bounded; SSE: one POST each). False if the server stopped
-    taking them."""
-    wire = peer.wire
-    if isinstance(wire, StdioWire):
-        data = b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines)
-        return wire.send_bounded(data, 4 * t.timeout, label)
-    assert isinstance(wire, SseWire)
-    return post_all(wire, lines, 4 * t.timeout) == len(lines)
-
-
-def post_all(wire: SseWire, bodies: list[bytes], seconds: float, threads: int = 8) -> int:
-    """POST ``bodies`` from ``threads`` threads at once, as a burst should come, for at most
-    ``seconds``: a body not sent by then is not sent at all (the threads are daemons and stop at
-    the deadline, so nothing is left behind to hold up the end of the run). Returns how many
-    were sent."""
-    deadline = time.monotonic() + seconds
-    lock = threading.Lock()
-    queue = list(reversed(bodies))
-    sent = [0]
-
-    def worker() -> None:
-        while time.monotonic() < deadline:
-            with lock:
-                if not queue:
-                    return
-                body = queue.pop()
-            wire.post(body)
-            with lock:
-                sent[0] += 1
-
-    workers = [threading.Thread(target=worker, name="check-post", daemon=True) for _ in range(threads)]
-    for thread in workers:
-        thread.start()
-    for thread in workers:
-        thread.join(max(0.0, deadline - time.monotonic()) + wire.timeout)
-    with lock:
-        return sent[0]
 
 
 # --- basic/messages -------------------------------------------------------------------------------
@@ -290,199 +187,3 @@ def answers_a_burst_of_concurrent_requests(t: ServerCheck) -> None:
             f"within {4 * t.timeout:g} s", lines[missing[0]].decode() if missing else None)
     t.check(not twice, "MSG-05", f"{len(twice)} of {BURST} pings sent at once were answered twice")
     keeps_serving(t, peer, f"a burst of {BURST} pings")
-
-
-def drain_until(peer: Peer, count: int, seconds: float) -> list[Incoming]:
-    """What arrives until ``count`` responses came, or ``seconds`` passed."""
-    got: list[Incoming] = []
-    responses = 0
-    deadline = time.monotonic() + seconds
-    while responses < count and time.monotonic() < deadline:
-        try:
-            item = peer.wire.receive(deadline - time.monotonic())
-        except WaitTimeout:
-            break
-        if item is None:
-            break
-        got.append(item)
-        responses += isinstance(item.msg, dict) and "method" not in item.msg
-    return got
-
-
-# --- basic/transports -----------------------------------------------------------------------------
-
-
-@server_case(TRANSPORTS, "PING-01", "MSG-01", fresh=True, hostile=True)
-def survives_a_line_over_the_cap(t: ServerCheck) -> None:
-    """With --hostile: one request of 40 MiB (a ping padded with a long string: over the line or
-    body cap of most servers) is answered or refused (an error, HTTP 413), never a crash or a
-    hang: the server takes it whole or discards it within a few steps, writes nothing invalid,
-    and then still answers ping."""
-    peer = hostile_session(t)
-    start = len(peer.wire.sent_and_received())
-    head = b'{"jsonrpc":"2.0","id":"mcp-ref-check-big","method":"ping","params":{"pad":"'
-    data = head + b"x" * (BIG - len(head) - 3) + b'"}}'
-    if isinstance(peer.wire, StdioWire):
-        if not peer.wire.send_bounded(data + b"\n", 6 * t.timeout, f"a {BIG // (1024 * 1024)} MiB line"):
-            t.fail("PING-01", f"the server stopped reading its stdin in the middle of a {BIG // (1024 * 1024)} MiB line")
-    else:
-        assert isinstance(peer.wire, SseWire) and peer.wire.endpoint is not None
-        answer = bounded_http(peer.wire.endpoint, data, 6 * t.timeout)
-        if isinstance(answer, str) and answer.startswith("no HTTP answer"):
-            t.fail("PING-01", f"a {BIG // (1024 * 1024)} MiB POST body: {answer} (the server hangs)")
-        # A server may refuse a body this big before reading it all (413, then closing the
-        # connection under the kit's feet): a refusal, as long as it keeps serving.
-        t.note(f"a {BIG // (1024 * 1024)} MiB POST body: " + (f"HTTP {answer}" if isinstance(answer, int) else answer))
-    drain_until(peer, 1, t.timeout)
-    keeps_serving(t, peer, f"a {BIG // (1024 * 1024)} MiB line")
-    only_valid_json(t, peer, f"a {BIG // (1024 * 1024)} MiB line", start)
-
-
-def bounded_http(url: str, body: bytes, seconds: float) -> int | str:
-    """POST ``body``; the status, or what went wrong (no answer within ``seconds``)."""
-    try:
-        return http_request(url, "POST", body, {"Content-Type": "application/json"}, seconds).status
-    except TimeoutError:
-        return f"no HTTP answer within {seconds:g} s"
-    except OSError as exc:
-        return f"the connection failed ({exc})"
-
-
-@server_case(TRANSPORTS, "PING-01", "MSG-01", fresh=True, hostile=True)
-def survives_a_client_that_stops_reading(t: ServerCheck) -> None:
-    """With --hostile: the kit sends 2000 requests and stops reading for two seconds, so the
-    server's writes fill the pipe (or socket) and block. Over stdio, once the kit reads again,
-    every request is answered and ping still works; over SSE, while one session is stalled, a
-    second session is served within the step (one stalled client must not hold up the others)."""
-    peer = hostile_session(t)
-    method = next((m for c, m in (("tools", "tools/list"), ("prompts", "prompts/list"),
-                                  ("resources", "resources/list")) if t.info.declares(c)), "ping")
-    peer.wire.pause()
-    lines = [json.dumps({"jsonrpc": "2.0", "id": f"mcp-ref-check-stall-{i}", "method": method}).encode()
-             for i in range(STALL)]
-    if isinstance(peer.wire, SseWire):
-        wire = peer.wire
-        threading.Thread(target=post_all, args=(wire, lines, STALL_SECONDS), daemon=True).start()
-        time.sleep(STALL_SECONDS)
-        other = hostile_session(t)
-        reply = other.request("ping")
-        t.check(reply.is_result, "PING-01", f"while another session did not read its stream, a ping on a second "
-                f"session got {reply.got_text()}", reply.sent, reply.got_text())
-        peer.wire.resume()
-        return
-    assert isinstance(peer.wire, StdioWire)
-    data = b"".join(line + b"\n" for line in lines)
-    stalled = time.monotonic()
-    if not peer.wire.send_bounded(data, STALL_SECONDS, f"{STALL} {method} requests while not reading"):
-        t.note("the server stopped reading its stdin while its stdout was full (back-pressure), as it may; "
-               "the rest of the requests went in once the kit read again")
-    time.sleep(max(0.0, STALL_SECONDS - (time.monotonic() - stalled)))
-    peer.wire.resume()
-    got = answers_by_id(drain_until(peer, STALL, 6 * t.timeout))
-    missing = [i for i in range(STALL) if repr(f"mcp-ref-check-stall-{i}") not in got]
-    t.check(not missing, "MSG-01", f"after the kit stopped reading for a while, {len(missing)} of {STALL} requests "
-            f"were never answered (within {6 * t.timeout:g} s of reading again)", lines[missing[0]].decode() if missing
-            else None)
-    keeps_serving(t, peer, "a client that stopped reading")
-
-
-def raise_file_limit(wanted: int) -> int:
-    """Raise this process's open-file limit towards ``wanted``; return the limit now in force."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < wanted:
-        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
-    return soft
-
-
-def open_sockets(url: str, count: int, first: bytes, seconds: float) -> list[socket.socket]:
-    """Up to ``count`` TCP connections to ``url``'s server within ``seconds``, each sending ``first``
-    (may be empty), opened from 8 threads. A connection the server does not take within 2 s (its
-    accept queue is full: the kernel retries a dropped SYN after 1 s) is given up; two in a row
-    end a thread's attempt."""
-    parts = urllib.parse.urlsplit(url)
-    address = (parts.hostname or "127.0.0.1", parts.port or 80)
-    deadline = time.monotonic() + seconds
-    lock = threading.Lock()
-    socks: list[socket.socket] = []
-
-    def opener(share: int) -> None:
-        failures = 0
-        for _ in range(share):
-            if failures >= 2 or time.monotonic() > deadline:
-                return
-            try:
-                sock = socket.create_connection(address, timeout=2.0)
-            except OSError:
-                failures += 1
-                continue
-            failures = 0
-            try:
-                if first:
-                    sock.sendall(first)
-            except OSError:
-                pass
-            with lock:
-                socks.append(sock)
-
-    threads = [threading.Thread(target=opener, args=(count // 8 + (i < count % 8),), daemon=True) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()) + 3.0)
-    with lock:
-        return list(socks)
-
-
-def new_session_served(t: ServerCheck, beside: str) -> None:
-    """PING-01: beside ``beside``, a new session opens, is initialized and answers ping."""
-    try:
-        peer = t.connect()
-    except ConnectFailed as exc:
-        t.fail("PING-01", f"beside {beside}, a new session could not be opened: {exc}")
-    init = peer.initialize()
-    t.check(init.is_result, "PING-01", f"beside {beside}, a new session's initialize got {init.got_text()}",
-            init.sent, init.got_text())
-    if init.is_result:
-        reply = peer.request("ping")
-        t.check(reply.is_result, "PING-01", f"beside {beside}, ping got {reply.got_text()}", reply.sent,
-                reply.got_text())
-
-
-@server_case(TRANSPORTS, "PING-01", transport="sse", fresh=True, hostile=True)
-def serves_beside_1100_idle_connections(t: ServerCheck) -> None:
-    """With --hostile, over SSE: with 1,100 connections open that send nothing, a new session is
-    still initialized and answers ping within the startup allowance and the step."""
-    url = str(t.run.target.sse)
-    room = raise_file_limit(IDLE + 200) - 100
-    socks = open_sockets(url, min(IDLE, room), b"", max(10.0, 4 * t.timeout))
-    try:
-        t.note(f"{len(socks)} idle connections open (the kit's own file limit allows {room})")
-        new_session_served(t, f"{len(socks)} idle connections")
-    finally:
-        for sock in socks:
-            sock.close()
-
-
-@server_case(TRANSPORTS, "PING-01", transport="sse", fresh=True, hostile=True)
-def serves_beside_half_sent_requests(t: ServerCheck) -> None:
-    """With --hostile, over SSE: with 60 connections that sent half a request (the headers of a
-    POST promising a body that never comes, or half a header) and then stall, a new session is
-    still initialized and answers ping."""
-    url = str(t.run.target.sse)
-    parts = urllib.parse.urlsplit(url)
-    host = f"{parts.hostname}:{parts.port}"
-    post = (f"POST {parts.path or '/'} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-            "Content-Length: 100000\r\n\r\n{\"jsonrpc\": \"2.0\", ").encode()
-    half = f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {host}\r\nAccept: text/ev".encode()
-    socks = (open_sockets(url, HALF_SENT // 2, post, max(5.0, 2 * t.timeout))
-             + open_sockets(url, HALF_SENT // 2, half, max(5.0, 2 * t.timeout)))
-    try:
-        new_session_served(t, f"{len(socks)} half-sent requests")
-    finally:
-        for sock in socks:
-            sock.close()

@@ -1,7 +1,8 @@
 """Server cases for the transports: stdio, and HTTP with SSE.
 
-Spec page: basic/transports (and basic/lifecycle, section Shutdown)
-https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
+Not a spec section: cases of the conformance checker (see __init__.py). The spec page they
+check is basic/transports (and basic/lifecycle, section Shutdown):
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
 
 What the page asks of a server, in short:
 
@@ -11,8 +12,8 @@ What the page asks of a server, in short:
    ``endpoint``, gives the URI to POST messages to; the server's messages arrive as ``message``
    events. The server validates ``Origin`` (DNS rebinding) and should authenticate connections.
 
-Decisions: "exit when stdin closes" is the server's half of the stdio shutdown sequence
-(LC-16: the client closes stdin and waits for the exit), so a server that stays is a WARN. The
+Decisions: "exit when stdin closes": the stdio shutdown sequence binds the client (LC-16, LC-17),
+and 2024-11-05 asks nothing of the server there, so a server that stays is only noted. The
 POST status codes are not in the spec: any 2xx accepts a message; an unknown session that is
 accepted is judged against TR-08 (the server cannot have authenticated it).
 """
@@ -27,7 +28,9 @@ from .model import server_case
 from .server_check import ServerCheck
 from .shapes import is_message as _is_message
 from .shapes import stdout_fragments
-from .wire import SseWire, StdioWire, http_request, shown
+from .sse_wire import SseWire, http_request
+from .stdio_wire import StdioWire
+from .wire import shown
 
 TRANSPORTS = "basic/transports"
 FOREIGN_ORIGIN = "http://mcp-ref-check.invalid"
@@ -153,6 +156,24 @@ def sse_refuses_a_foreign_origin(t: ServerCheck) -> None:
             body, served.raw if served else None, headers=sent_headers)
 
 
+FOREIGN_HOST = "mcp-ref-check.invalid"
+REBINDING = ("a page whose host name was made to resolve to this server (DNS rebinding) opens the stream with a "
+             "GET that the browser sends with that name in Host and no Origin at all (it is the page's own "
+             "origin), so an Origin check cannot stop it; refusing host names the server does not have can "
+             "(mcp_ref answers 421)")
+
+
+@server_case(TRANSPORTS, "TR-06", transport="sse", fresh=True, at_most="SHOULD")
+def sse_refuses_a_foreign_host(t: ServerCheck) -> None:
+    """A GET on the SSE URL carrying Host: mcp-ref-check.invalid and no Origin (what a DNS-rebinding
+    page sends) is refused. TR-06 names the Origin header, and gives DNS rebinding as its purpose;
+    the Origin check alone cannot stop this GET, so serving it is a warning, not a failure."""
+    port = urllib.parse.urlsplit(str(t.run.target.sse)).port
+    foreign = _stream(t, {"Host": f"{FOREIGN_HOST}:{port}" if port else FOREIGN_HOST})
+    t.check(foreign.status != 200, "TR-06", f"an event stream was opened for a foreign Host name: {REBINDING}",
+            f"GET {foreign.url}", f"HTTP {foreign.status} {foreign.content_type}", headers=foreign.sent_headers)
+
+
 @server_case(TRANSPORTS, "TR-11", transport="sse", fresh=True)
 def sse_sessions_are_separate(t: ServerCheck) -> None:
     """Two streams get two different endpoints, and a request POSTed to one stream's endpoint is
@@ -206,14 +227,13 @@ def sse_malformed_body_is_refused(t: ServerCheck) -> None:
     """A POST whose body is not JSON is refused with 400, or accepted and answered with -32700 on
     the stream; it is never silently dropped."""
     peer = t.fresh_session()
-    assert isinstance(peer.wire, SseWire)
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"'
-    answer = peer.wire.post(body)
-    if answer is None:
+    probe = peer.probe(body)  # judged on what came back for this body alone (see peer.Peer.probe)
+    if not probe.statuses:
         t.fail("MSG-01", "the POST could not be made", body.decode())
-    if 400 <= answer.status < 500:
+    if probe.refused_by_http:
         return
-    got = peer.next_response()
+    got = probe.answers[0] if probe.answers else None
     code = (got.msg.get("error") or {}).get("code") if got is not None and isinstance(got.msg, dict) else None
-    t.check(code == -32700, "MSG-01", f"a malformed body was accepted (HTTP {answer.status}) and never answered with -32700",
-            body.decode(), got.raw if got else None)
+    t.check(code == -32700, "MSG-01", f"a malformed body was accepted (HTTP {probe.statuses[0]}) and never answered "
+            "with -32700", body.decode(), got.raw if got else None)

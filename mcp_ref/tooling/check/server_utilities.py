@@ -1,6 +1,7 @@
 """Server cases for the server utilities: logging, completion, pagination.
 
-Spec pages:
+Not a spec section: cases of the conformance checker (see __init__.py). The spec pages they
+check (each case names its own):
   https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/logging
   https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/completion
   https://modelcontextprotocol.io/specification/2024-11-05/server/utilities/pagination
@@ -23,7 +24,7 @@ import re
 import secrets
 from typing import Any
 
-from . import shapes
+from . import result_shapes, shapes
 from .model import server_case
 from .peer import Reply
 from .server_check import ServerCheck
@@ -49,7 +50,7 @@ def set_level_accepts_every_level(t: ServerCheck) -> None:
     for level in reversed(shapes.LOG_LEVELS):
         reply = peer.request("logging/setLevel", {"level": level})
         result = t.expect_result(reply, "LOG-01", f"logging/setLevel {level}")
-        t.shape(shapes.empty_result(result), "LOG-01", "the logging/setLevel result", reply)
+        t.shape(result_shapes.empty_result(result), "LOG-01", "the logging/setLevel result", reply)
 
 
 @server_case(LOGGING, "LOG-03")
@@ -85,7 +86,7 @@ def log_messages_are_declared_and_well_formed(t: ServerCheck) -> None:
                 continue
             if not t.info.declares("logging"):
                 t.fail("LOG-01", "sent a log message without declaring logging", got=shown(str(note)))
-            problems = shapes.log_message(note.get("params"))
+            problems = result_shapes.log_message(note.get("params"))
             if problems:
                 t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(str(note)))
 
@@ -155,7 +156,7 @@ def completes_a_prompt_argument(t: ServerCheck) -> None:
     if reply.is_error:
         t.note(f"completing an argument of {prompt.get('name')} failed with {reply.code}")
         return
-    t.shape(shapes.completion_result(reply.result), "CMP-12", "the completion result", reply)
+    t.shape(result_shapes.completion_result(reply.result), "CMP-12", "the completion result", reply)
 
 
 @server_case(COMPLETION, "CMP-12")
@@ -171,7 +172,7 @@ def completes_a_template_variable(t: ServerCheck) -> None:
     if reply.is_error:
         t.note(f"completing {variable} of {template.get('uriTemplate')} failed with {reply.code}")
         return
-    t.shape(shapes.completion_result(reply.result), "CMP-12", "the completion result", reply)
+    t.shape(result_shapes.completion_result(reply.result), "CMP-12", "the completion result", reply)
 
 
 @server_case(COMPLETION, "CMP-04")

@@ -1,10 +1,11 @@
-"""Shape checks for the results and notifications of 2024-11-05, written by hand, in our words.
+"""Shape checks of the base protocol (envelopes, initialize, lines on stdout), and the helpers
+every shape check uses; written by hand, in our words.
 
-Not a spec section: the checker's view of the data types each page defines (the schema's
-``InitializeResult``, ``Tool``, ``Resource``, ``PromptMessage``...). Each function takes a value
-as it arrived and returns a list of problems, each naming the path of the bad field
-(``tools[2].inputSchema.type``); an empty list means the value is well formed. Unknown extra
-fields are always allowed: later revisions add fields, and peers may send them.
+Not a spec section: the checker's view of the data types of 2024-11-05 (the schema's
+``JSONRPCMessage``, ``InitializeResult``...; result_shapes.py has those of the feature pages).
+Each function takes a value as it arrived and returns a list of problems, each naming the path
+of the bad field (``result.serverInfo.name``); an empty list means the value is well formed.
+Unknown extra fields are always allowed: later revisions add fields, and peers may send them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from typing import Any
 
 Problems = list[str]
@@ -23,6 +23,8 @@ NOT_IN_UNION = ", not in the 2024-11-05 content union"  # marks a content type o
 def outside_union(problems: Problems) -> tuple[Problems, Problems]:
     """(content types of 2024-11-05's union that are not in it, every other problem)."""
     return [p for p in problems if NOT_IN_UNION in p], [p for p in problems if NOT_IN_UNION not in p]
+
+
 ROLES = ("user", "assistant")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -163,250 +165,6 @@ def initialize_params(params: Any) -> Problems:
         problems.append("params.clientInfo is missing")
     else:
         problems += implementation(params["clientInfo"], "params.clientInfo")
-    return problems
-
-
-# --- content (tools, prompts, sampling) ----------------------------------------------------------
-
-
-def resource_contents(item: Any, path: str) -> Problems:
-    """Text (``uri``, ``text``) or blob (``uri``, base64 ``blob``) contents, ``mimeType`` optional."""
-    problems: Problems = []
-    if not obj(item, path, problems):
-        return problems
-    need(item, path, "uri", "string", problems)
-    need(item, path, "mimeType", "string", problems, optional=True)
-    has_text, has_blob = "text" in item, "blob" in item
-    if has_text == has_blob:
-        problems.append(f"{path} must have exactly one of text and blob")
-    elif has_text:
-        need(item, path, "text", "string", problems)
-    elif not is_base64(item["blob"]):
-        problems.append(f"{path}.blob is not valid base64")
-    return problems
-
-
-def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "resource")) -> Problems:
-    """One content item: text, image (base64 ``data`` and ``mimeType``) or an embedded resource."""
-    problems: Problems = []
-    if not obj(item, path, problems):
-        return problems
-    kind = need(item, path, "type", "string", problems)
-    if kind is None:
-        return problems
-    if kind not in kinds:
-        problems.append(f"{path}.type is {kind!r}{NOT_IN_UNION} ({', '.join(kinds)})")
-    elif kind == "text":
-        need(item, path, "text", "string", problems)
-    elif kind == "image":
-        need(item, path, "mimeType", "string", problems)
-        if not is_base64(item.get("data")):
-            problems.append(f"{path}.data is not valid base64")
-    elif kind == "resource":
-        if "resource" not in item:
-            problems.append(f"{path}.resource is missing")
-        else:
-            problems += resource_contents(item["resource"], f"{path}.resource")
-    check_annotations(item.get("annotations"), f"{path}.annotations", problems)
-    return problems
-
-
-def check_annotations(value: Any, path: str, problems: Problems) -> None:
-    if value is None:
-        return
-    if not obj(value, path, problems):
-        return
-    audience = need(value, path, "audience", "array", problems, optional=True)
-    for i, role in enumerate(audience or []):
-        if role not in ROLES:
-            problems.append(f"{path}.audience[{i}] is {role!r}, not user or assistant")
-    priority = need(value, path, "priority", "number", problems, optional=True)
-    if priority is not None and not 0 <= priority <= 1:
-        problems.append(f"{path}.priority is {priority}, outside 0..1")
-
-
-# --- feature lists and results -------------------------------------------------------------------
-
-
-def list_result(result: Any, key: str, item: Callable[[Any, str], Problems]) -> Problems:
-    """A page of a list method: ``key`` is an array of items; ``nextCursor`` a string if present."""
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    items = need(result, "result", key, "array", problems)
-    for i, value in enumerate(items or []):
-        problems += item(value, f"result.{key}[{i}]")
-    need(result, "result", "nextCursor", "string", problems, optional=True)
-    return problems
-
-
-def tool(value: Any, path: str) -> Problems:
-    problems: Problems = []
-    if not obj(value, path, problems):
-        return problems
-    need(value, path, "name", "string", problems)
-    need(value, path, "description", "string", problems, optional=True)
-    schema = need(value, path, "inputSchema", "object", problems)
-    if schema is not None:
-        if schema.get("type") != "object":
-            problems.append(f"{path}.inputSchema.type is {schema.get('type')!r}, not \"object\"")
-        need(schema, f"{path}.inputSchema", "properties", "object", problems, optional=True)
-        required = need(schema, f"{path}.inputSchema", "required", "array", problems, optional=True)
-        if required is not None and not all(isinstance(r, str) for r in required):
-            problems.append(f"{path}.inputSchema.required holds something other than strings")
-    return problems
-
-
-def call_tool_result(result: Any) -> Problems:
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    items = need(result, "result", "content", "array", problems)
-    for i, item in enumerate(items or []):
-        problems += content(item, f"result.content[{i}]")
-    need(result, "result", "isError", "boolean", problems, optional=True)
-    return problems
-
-
-def resource(value: Any, path: str) -> Problems:
-    problems: Problems = []
-    if not obj(value, path, problems):
-        return problems
-    uri = need(value, path, "uri", "string", problems)
-    if uri is not None and ":" not in uri:
-        problems.append(f"{path}.uri {uri!r} has no scheme")
-    need(value, path, "name", "string", problems)
-    need(value, path, "description", "string", problems, optional=True)
-    need(value, path, "mimeType", "string", problems, optional=True)
-    need(value, path, "size", "integer", problems, optional=True)
-    check_annotations(value.get("annotations"), f"{path}.annotations", problems)
-    return problems
-
-
-def template(value: Any, path: str) -> Problems:
-    problems: Problems = []
-    if not obj(value, path, problems):
-        return problems
-    uri_template = need(value, path, "uriTemplate", "string", problems)
-    if uri_template is not None and uri_template.count("{") != uri_template.count("}"):
-        problems.append(f"{path}.uriTemplate {uri_template!r} has unbalanced braces")
-    need(value, path, "name", "string", problems)
-    need(value, path, "description", "string", problems, optional=True)
-    need(value, path, "mimeType", "string", problems, optional=True)
-    check_annotations(value.get("annotations"), f"{path}.annotations", problems)
-    return problems
-
-
-def read_result(result: Any) -> Problems:
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    items = need(result, "result", "contents", "array", problems)
-    for i, item in enumerate(items or []):
-        problems += resource_contents(item, f"result.contents[{i}]")
-    return problems
-
-
-def prompt(value: Any, path: str) -> Problems:
-    problems: Problems = []
-    if not obj(value, path, problems):
-        return problems
-    need(value, path, "name", "string", problems)
-    need(value, path, "description", "string", problems, optional=True)
-    arguments = need(value, path, "arguments", "array", problems, optional=True)
-    for i, argument in enumerate(arguments or []):
-        where = f"{path}.arguments[{i}]"
-        if obj(argument, where, problems):
-            need(argument, where, "name", "string", problems)
-            need(argument, where, "description", "string", problems, optional=True)
-            need(argument, where, "required", "boolean", problems, optional=True)
-    return problems
-
-
-def get_prompt_result(result: Any) -> Problems:
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    need(result, "result", "description", "string", problems, optional=True)
-    messages = need(result, "result", "messages", "array", problems)
-    for i, message in enumerate(messages or []):
-        where = f"result.messages[{i}]"
-        if obj(message, where, problems):
-            if message.get("role") not in ROLES:
-                problems.append(f"{where}.role is {message.get('role')!r}, not user or assistant")
-            if "content" not in message:
-                problems.append(f"{where}.content is missing")
-            else:
-                problems += content(message["content"], f"{where}.content")
-    return problems
-
-
-def completion_result(result: Any) -> Problems:
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    completion = need(result, "result", "completion", "object", problems)
-    if completion is None:
-        return problems
-    values = need(completion, "result.completion", "values", "array", problems)
-    if values is not None:
-        if not all(isinstance(v, str) for v in values):
-            problems.append("result.completion.values holds something other than strings")
-        if len(values) > 100:
-            problems.append(f"result.completion.values has {len(values)} items, more than 100")
-    need(completion, "result.completion", "total", "integer", problems, optional=True)
-    need(completion, "result.completion", "hasMore", "boolean", problems, optional=True)
-    return problems
-
-
-def log_message(params: Any) -> Problems:
-    problems: Problems = []
-    if not obj(params, "params", problems):
-        return problems
-    if params.get("level") not in LOG_LEVELS:
-        problems.append(f"params.level is {params.get('level')!r}, not one of the eight syslog levels")
-    if "data" not in params:
-        problems.append("params.data is missing")
-    need(params, "params", "logger", "string", problems, optional=True)
-    return problems
-
-
-def empty_result(result: Any) -> Problems:
-    """``{}``, possibly with ``_meta``."""
-    problems: Problems = []
-    if obj(result, "result", problems):
-        extra = sorted(k for k in result if k != "_meta")
-        if extra:
-            problems.append(f"result has {', '.join(extra)}; an empty result is {{}}")
-    return problems
-
-
-# --- the client's side ---------------------------------------------------------------------------
-
-
-def root(value: Any, path: str) -> Problems:
-    problems: Problems = []
-    if not obj(value, path, problems):
-        return problems
-    uri = need(value, path, "uri", "string", problems)
-    if uri is not None and not uri.startswith("file://"):
-        problems.append(f"{path}.uri {uri!r} is not a file:// URI")
-    need(value, path, "name", "string", problems, optional=True)
-    return problems
-
-
-def create_message_result(result: Any) -> Problems:
-    problems: Problems = []
-    if not obj(result, "result", problems):
-        return problems
-    if result.get("role") not in ROLES:
-        problems.append(f"result.role is {result.get('role')!r}, not user or assistant")
-    if "content" not in result:
-        problems.append("result.content is missing")
-    else:
-        problems += content(result["content"], "result.content", kinds=("text", "image"))
-    need(result, "result", "model", "string", problems)
-    need(result, "result", "stopReason", "string", problems, optional=True)
     return problems
 
 

@@ -1,36 +1,35 @@
-"""Recording connections to a server under test: raw stdio lines and raw HTTP with SSE.
+"""Recording connections to a peer under test: what the stdio and the SSE wire share.
 
-Not a spec section: the checker's transport layer. It deliberately does not use mcp_ref's own
-session engine, because a case must be able to send what a good client never would (broken
-JSON, a null id, a POST to a made-up session) and to see exactly what the peer wrote (a banner
-on stdout, a pretty-printed message split over lines).
+Not a spec section: the checker's transport layer, its common part (stdio_wire.py and
+sse_wire.py are the two transports). It deliberately does not use mcp_ref's own session engine,
+because a case must be able to send what a good client never would (broken JSON, a null id, a
+POST to a made-up session) and to see exactly what the peer wrote (a banner on stdout, a
+pretty-printed message split over lines).
 
-1. A *wire* is one connection: ``StdioWire`` spawns the server command and reads its stdout line
-   by line; ``SseWire`` opens the event stream with a GET and POSTs each message to the
-   ``endpoint`` it announced. Both record every byte exchanged in ``transcript`` (``Exchange``
-   entries, parsed where possible), so a failing case can show "sent ... got ...".
+1. A *wire* is one connection: ``stdio_wire.StdioWire`` spawns the server command and reads its
+   stdout line by line; ``sse_wire.SseWire`` opens the event stream with a GET and POSTs each
+   message to the ``endpoint`` it announced. Both record every byte exchanged in ``transcript``
+   (``Exchange`` entries, parsed where possible), so a failing case can show "sent ... got ...".
 2. ``receive(timeout)`` returns the next message from the peer, ``None`` at end of stream, and
    raises ``WaitTimeout`` when the peer stays silent: every wait in the kit is bounded.
-3. ``peer.Peer`` speaks the client's side of MCP on a wire (see peer.py).
+3. Everything is bounded whatever the peer sends (the constants below), and ``kill_all`` ends
+   every connection and process of a run at once (a run stopped by a signal).
+4. ``peer.Peer`` speaks the client's side of MCP on a wire (see peer.py).
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import queue
-import shlex
 import signal
-import socket
 import subprocess
 import threading
 import time
-import urllib.parse
 import weakref
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 MAX_SHOWN = 600  # characters of one message shown in a report
@@ -304,11 +303,6 @@ class Wire:
             return list(self.transcript)
 
 
-# --- stdio ---------------------------------------------------------------------------------------
-
-EXIT_GRACE = 0.5  # seconds the stdout of an exited server may stay open before the kit stops waiting
-
-
 CLIENTS: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # clients under test still running
 
 
@@ -325,366 +319,3 @@ def kill_all() -> None:
                 proc.kill()
         except OSError:
             pass
-
-
-class StdioWire(Wire):
-    """The server command as a child process; every line it writes on stdout is recorded."""
-
-    kind = "stdio"
-
-    def __init__(self, command: str | list[str], timeout: float) -> None:
-        super().__init__(timeout)
-        argv = shlex.split(command) if isinstance(command, str) else list(command)
-        if not argv:
-            raise ConnectFailed("the server command is empty")
-        self.stderr_tail: deque[str] = deque(maxlen=20)
-        self.exit_code: int | None = None
-        self.orphaned = False  # the process exited while a child of it still held its stdout
-        try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         start_new_session=(os.name == "posix"))
-        except OSError as exc:
-            raise ConnectFailed(f"could not start {argv[0]!r}: {exc}") from exc
-        LIVE.add(self)
-        threading.Thread(target=self._read_stdout, name="check-stdout", daemon=True).start()
-        threading.Thread(target=self._read_stderr, name="check-stderr", daemon=True).start()
-        threading.Thread(target=self._watch, name="check-exit", daemon=True).start()
-
-    def _read_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        self._read_lines(getattr(self.proc.stdout, "read1", self.proc.stdout.read))
-        self.closed_by_peer = True
-        self._end()
-
-    def _watch(self) -> None:
-        """Notice the server's exit even when a grandchild still holds its stdout open."""
-        self.exit_code = self.proc.wait()
-        if self.ended.wait(EXIT_GRACE):
-            return
-        self.orphaned = True
-        self.note(f"the server process exited with status {self.exit_code}, but its stdout stayed open "
-                  "(a child process holds it): the connection is treated as ended")
-        self.closed_by_peer = True
-        self._end()
-
-    def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        try:
-            while line := self.proc.stderr.readline(4096):
-                self.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
-        except (OSError, ValueError):
-            pass
-
-    def describe_end(self) -> str:
-        """How the server's side ended, in words: its exit status if it exited."""
-        code = self.wait_exit(EXIT_GRACE)  # its stdout has just closed: the exit is usually a moment away
-        if code is None:
-            return "closed its stdout"
-        return f"exited with status {code}"
-
-    def send_raw(self, data: bytes) -> None:
-        """Write ``data`` and a newline (unless it already ends with one)."""
-        line = data if data.endswith(b"\n") else data + b"\n"
-        text, msg, _ = parse(line.rstrip(b"\n"))
-        self._record("sent", text, msg)
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(line)
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            self.note("could not write: the server's stdin is closed")
-
-    def send_bounded(self, data: bytes, seconds: float, label: str) -> bool:
-        """Write ``data`` (any size, already framed) within ``seconds``, or give up: False when the
-        server stopped reading its stdin. Recorded as a note (``label``), not as a message."""
-        self.note(f"wrote {label} ({len(data)} bytes)")
-        assert self.proc.stdin is not None
-        stdin = self.proc.stdin
-
-        def write() -> None:
-            try:
-                stdin.write(data)
-                stdin.flush()
-            except (OSError, ValueError):
-                pass
-
-        writer = threading.Thread(target=write, name="check-write", daemon=True)
-        writer.start()
-        writer.join(seconds)
-        if writer.is_alive():
-            self.note(f"the server had not read {label} after {seconds:g} s")
-            return False
-        return True
-
-    def close_input(self) -> None:
-        """Close the server's stdin (the first step of a stdio shutdown)."""
-        self.note("closed the server's stdin")
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        except OSError:
-            pass
-
-    def wait_exit(self, timeout: float) -> int | None:
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def close(self) -> None:
-        """Close stdin, then SIGTERM and SIGKILL the process group, briefly waiting each time."""
-        self._ending = True
-        self._reading.set()
-        if self.proc.poll() is None:
-            try:
-                if self.proc.stdin is not None:
-                    self.proc.stdin.close()
-            except OSError:
-                pass
-            if self.wait_exit(0.5) is None:
-                self._signal(signal.SIGTERM)
-                if self.wait_exit(1.0) is None:
-                    self._signal(signal.SIGKILL)
-                    self.wait_exit(1.0)
-        if os.name == "posix":
-            self._signal(signal.SIGKILL)  # grandchildren of a wrapper command
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-        LIVE.discard(self)
-
-    def kill(self) -> None:
-        """At once: SIGKILL the process group (a run being stopped)."""
-        self._ending = True
-        self._signal(signal.SIGKILL)
-
-    def _signal(self, sig: int) -> None:
-        try:
-            if os.name == "posix":
-                os.killpg(self.proc.pid, sig)
-            else:
-                self.proc.send_signal(sig)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
-
-
-# --- HTTP with SSE -------------------------------------------------------------------------------
-
-
-class SseEventParser:
-    """Server-sent events from a byte stream: ``feed()`` bytes, get (event, data) pairs back."""
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._event = ""
-        self._data: list[str] = []
-
-    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
-        self._buffer += chunk
-        events: list[tuple[str, str]] = []
-        if len(self._buffer) > MAX_LINE and b"\n" not in self._buffer and b"\r" not in self._buffer:
-            size = len(self._buffer)
-            self._buffer, self._data = b"", []
-            events.append(("", f"a line over the kit's cap of {MAX_LINE // (1024 * 1024)} MiB ({size} bytes)"))
-            return events
-        while True:
-            cut = min((i for i in (self._buffer.find(b"\n"), self._buffer.find(b"\r")) if i >= 0), default=-1)
-            if cut < 0:
-                return events
-            line = self._buffer[:cut].decode("utf-8", "replace")
-            step = 2 if self._buffer[cut:cut + 2] == b"\r\n" else 1
-            if self._buffer[cut:cut + 1] == b"\r" and cut + 1 == len(self._buffer):
-                return events  # a lone CR at the end: wait to see whether LF follows
-            self._buffer = self._buffer[cut + step:]
-            if not line:
-                if self._data:
-                    events.append((self._event or "message", "\n".join(self._data)))
-                self._event, self._data = "", []
-            elif line.startswith(":"):
-                continue  # a comment (keepalive)
-            else:
-                name, _, value = line.partition(":")
-                value = value[1:] if value.startswith(" ") else value
-                if name == "event":
-                    self._event = value
-                elif name == "data":
-                    if sum(map(len, self._data)) + len(value) > MAX_LINE:
-                        self._data = []
-                        events.append(("", f"an event over the kit's cap of {MAX_LINE // (1024 * 1024)} MiB"))
-                    else:
-                        self._data.append(value)
-
-
-def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConnectFailed(f"not an http(s) URL: {url!r}")
-    cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    return cls(parts.hostname, parts.port, timeout=timeout)
-
-
-def _target(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-
-
-@dataclass
-class HttpAnswer:
-    status: int
-    headers: dict[str, str]
-    body: str
-    sent_headers: dict[str, str] = field(default_factory=dict)  # what the kit sent, Host included
-
-
-def host_header(url: str) -> str:
-    """The Host header http.client sends for ``url``."""
-    parts = urllib.parse.urlsplit(url)
-    default = 443 if parts.scheme == "https" else 80
-    host = parts.hostname or ""
-    host = f"[{host}]" if ":" in host else host
-    return host if parts.port in (None, default) else f"{host}:{parts.port}"
-
-
-def http_request(url: str, method: str, body: bytes | None, headers: dict[str, str], timeout: float) -> HttpAnswer:
-    """One plain HTTP request (a fresh connection); raises OSError if it cannot be made or is not
-    answered within ``timeout`` (socket.timeout, a subclass)."""
-    conn = _connection(url, timeout)
-    try:
-        conn.request(method, _target(url), body=body, headers=headers)
-        response = conn.getresponse()
-        data = response.read(65536)
-        return HttpAnswer(response.status, {k.lower(): v for k, v in response.getheaders()},
-                          data.decode("utf-8", "replace"), {"Host": host_header(url), **headers})
-    except http.client.HTTPException as exc:
-        raise OSError(f"not an HTTP answer: {exc!r}") from exc
-    finally:
-        conn.close()
-
-
-class SseWire(Wire):
-    """An event stream opened with a GET; each message we send is a POST to the ``endpoint``.
-
-    ``status`` and ``content_type`` describe the GET's answer; ``events`` lists every event's
-    name and data; ``endpoint`` is the announced URI resolved against ``url`` (None until it
-    arrives). ``post_statuses`` holds the status of each POST.
-    """
-
-    kind = "sse"
-
-    def __init__(self, url: str, timeout: float, headers: dict[str, str] | None = None) -> None:
-        super().__init__(timeout)
-        self.url = url
-        self.headers = dict(headers or {})
-        self.events: list[tuple[str, str]] = []
-        self.endpoint: str | None = None
-        self.endpoint_raw: str | None = None
-        self._endpoint_ready = threading.Event()
-        self.post_statuses: list[int] = []
-        self.status = 0
-        self.content_type = ""
-        self._closing = False
-        self.sent_headers = {"Host": host_header(url), "Accept": "text/event-stream", **self.headers}
-        self._conn = _connection(url, timeout)
-        self._sock: socket.socket | None = None
-        LIVE.add(self)
-        try:
-            self._conn.request("GET", _target(url), headers={"Accept": "text/event-stream", **self.headers})
-            self._sock = self._conn.sock  # http.client lets go of it for a response that ends the connection
-            self._response = self._conn.getresponse()
-        except ConnectionRefusedError as exc:
-            self._conn.close()
-            raise ConnectFailed(f"connection refused at {url} (nothing listens there)") from exc
-        except TimeoutError as exc:
-            self._conn.close()
-            raise ConnectFailed(f"the GET {url} got no answer within {timeout:g} s") from exc
-        except (OSError, http.client.HTTPException) as exc:
-            self._conn.close()
-            raise ConnectFailed(f"could not open the event stream at {url}: {exc}") from exc
-        self.status = self._response.status
-        self.content_type = self._response.getheader("Content-Type", "") or ""
-        self.note(f"GET {url} -> HTTP {self.status} ({self.content_type or 'no content type'})")
-        if self.status != 200:
-            self._conn.close()
-            self._endpoint_ready.set()
-            self._end()
-            return
-        if self._sock is not None:
-            self._sock.settimeout(None)  # the reader blocks however long the stream is quiet; close() wakes it
-        threading.Thread(target=self._read_events, name="check-sse", daemon=True).start()
-
-    def _read_events(self) -> None:
-        parser = SseEventParser()
-        try:
-            while True:
-                self._reading.wait()
-                chunk = self._response.read1(65536)
-                if not chunk:
-                    break
-                for name, data in parser.feed(chunk):
-                    if not name:  # the parser's report of an over-long line or event
-                        self._deliver(b"", problem=data)
-                        continue
-                    if len(self.events) < MAX_TRANSCRIPT:
-                        self.events.append((name, data[:MAX_KEPT_TEXT]))
-                    if name == "endpoint":
-                        self._on_endpoint(data)
-                    else:
-                        self._deliver(data.encode("utf-8"), event=name)
-        except Exception:  # closed under our feet, or the stream broke: either way it has ended
-            pass
-        if not self._closing:
-            self.closed_by_peer = True
-            self.note("the server closed the event stream")
-        self._endpoint_ready.set()
-        self._end()
-
-    def describe_end(self) -> str:
-        return "closed the event stream"
-
-    def _on_endpoint(self, data: str) -> None:
-        self._record("got", data, event="endpoint")
-        if self.endpoint_raw is None:
-            self.endpoint_raw = data
-            self.endpoint = urllib.parse.urljoin(self.url, data.strip())
-            self._endpoint_ready.set()
-
-    def wait_endpoint(self, timeout: float | None = None) -> str | None:
-        self._endpoint_ready.wait(self.timeout if timeout is None else timeout)
-        return self.endpoint
-
-    def post(self, data: bytes, *, url: str | None = None, headers: dict[str, str] | None = None) -> HttpAnswer | None:
-        """POST ``data`` to the endpoint (or ``url``); record it and the status. None if it could not be sent."""
-        target = url or self.wait_endpoint()
-        text, msg, _ = parse(data)
-        self._record("sent", text, msg)
-        if target is None:
-            self.note("no endpoint event arrived, so there is nowhere to POST")
-            return None
-        try:
-            answer = http_request(target, "POST", data, {"Content-Type": "application/json", **self.headers,
-                                                         **(headers or {})}, self.timeout)
-        except OSError as exc:
-            self.note(f"POST {target} failed: {exc}")
-            return None
-        self.post_statuses.append(answer.status)
-        self.note(f"POST {_target(target)} -> HTTP {answer.status}" + (f" {answer.body[:120]!r}" if answer.body else ""))
-        return answer
-
-    def send_raw(self, data: bytes) -> None:
-        self.post(data)
-
-    def close(self) -> None:
-        self._closing = True
-        self._ending = True
-        self._reading.set()
-        LIVE.discard(self)
-        sock = self._sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        self._conn.close()

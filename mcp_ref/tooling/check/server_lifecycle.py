@@ -1,0 +1,168 @@
+"""Server cases for the lifecycle: initialize and version negotiation, what comes before the
+handshake ends, and staying for the whole run.
+
+Not a spec section: cases of the conformance checker (see __init__.py). The spec page they
+check: https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
+
+What this page asks of a server, in short: answer ``initialize`` with the version (the client's
+if supported, else one of its own), its capabilities and its name and version; after it, send
+no request but ping until the client says ``initialized``; use only what the client declared.
+
+Several cases judge the whole run's traffic (``audit=True``): they run last, over every
+connection the kit opened.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import shapes
+from .helpers import settle, some_list_method
+from .model import server_case
+from .server_check import ServerCheck
+from .wire import shown
+
+LIFECYCLE = "basic/lifecycle"
+
+
+@server_case(LIFECYCLE, "LC-07", "LC-03")
+def initialize_result_is_well_formed(t: ServerCheck) -> None:
+    """The initialize result has a protocolVersion string, a capabilities object and serverInfo
+    with name and version strings; instructions, if present, is a string."""
+    reply = t.session().init
+    assert reply is not None
+    t.shape(shapes.initialize_result(reply.result), "LC-07", "the initialize result", reply)
+
+
+@server_case(LIFECYCLE, "LC-07", "LC-02")
+def capabilities_are_well_formed(t: ServerCheck) -> None:
+    """Each capability the server declares is an object, and its flags (listChanged, subscribe)
+    are booleans. Capabilities the kit does not know are allowed (the set is open)."""
+    reply = t.session().init
+    assert reply is not None
+    t.shape(shapes.server_capabilities(t.info.capabilities), "LC-07", "the declared capabilities", reply)
+
+
+@server_case(LIFECYCLE, "LC-12", "VER-01")
+def answers_with_the_requested_version(t: ServerCheck) -> None:
+    """Asked for 2024-11-05, the server answers with exactly "2024-11-05": a server that supports
+    the client's version must use it."""
+    reply = t.session().init
+    assert reply is not None
+    version = t.info.init.get("protocolVersion")
+    t.check(version == "2024-11-05", "LC-12", f"proposed 2024-11-05, the server chose {version!r}", reply.sent, reply.got)
+
+
+@server_case(LIFECYCLE, "LC-12", fresh=True)
+def answers_an_unknown_version_with_its_own(t: ServerCheck) -> None:
+    """Proposed a version nobody defined (1999-01-01), the server answers with a version it does
+    support, not an echo of the proposal. Decision (the spec leaves this open): the page's example
+    error -32602 with the supported versions is accepted too, as the page itself shows it."""
+    peer = t.connect()
+    reply = peer.initialize(version="1999-01-01")
+    t.answered(reply, "initialize with protocolVersion 1999-01-01")
+    if reply.is_error:
+        t.check(reply.code == -32602, "LC-12", f"an unsupported version was refused with {reply.code!r}; "
+                "the page's example uses -32602, and the rule asks for a version instead", reply.sent, reply.got)
+        t.note("refused the unknown version with an error (the page's example) instead of offering its own")
+        return
+    result = reply.result if isinstance(reply.result, dict) else {}
+    version = result.get("protocolVersion")
+    t.check(isinstance(version, str) and version != "1999-01-01", "LC-12",
+            f"proposed 1999-01-01, the server answered {version!r}: it must answer with a version it supports",
+            reply.sent, reply.got)
+
+
+@server_case(LIFECYCLE, "MSG-01", "LC-07", fresh=True)
+def survives_a_request_before_initialize(t: ServerCheck) -> None:
+    """A request other than ping sent before initialize gets an answer (JSON-RPC answers every
+    request), and the server can be initialized afterwards. How it answers is its choice: keeping
+    the initialization first binds the client, which starts the conversation (LC-01), so a server
+    that serves the early request is only noted."""
+    peer = t.connect()
+    method = some_list_method(t)
+    if method == "ping":
+        method = "tools/list"
+    early = peer.request(method)
+    t.answered(early, f"{method} before initialize")
+    if early.is_result:
+        t.note(f"{method} was served before initialize (LC-01 binds the client, which sent it; no 2024-11-05 "
+               "rule says how a server answers it)")
+    init = peer.initialize()
+    t.answered(init, "initialize after an early request")
+    t.check(init.is_result, "LC-07", "after an early request, initialize was refused", init.sent, init.got)
+
+
+@server_case(LIFECYCLE, "LC-10", fresh=True)
+def sends_no_request_before_initialized(t: ServerCheck) -> None:
+    """Between its initialize result and the client's initialized notification, the server sends
+    no request other than ping (log notifications are allowed). The kit declares roots and
+    sampling here, so a request is judged on its timing alone."""
+    peer = t.connect()
+    init = peer.initialize(initialized=False, capabilities={"roots": {}, "sampling": {}})
+    if not init.is_result:
+        t.fail("LC-07", "initialize was not answered with a result", init.sent, init.got_text(), knock_on=not init.answered)
+    peer.collect(settle(t))
+    early = [r for r in peer.server_requests if r.get("method") != "ping"]
+    t.check(not early, "LC-10", f"sent {', '.join(str(r.get('method')) for r in early)} before notifications/initialized",
+            got=shown(str(early[0])) if early else None)
+    peer.notify("notifications/initialized")
+
+
+# The requests a 2024-11-05 server may send a client, and the client capability each needs.
+SERVER_REQUESTS = {"ping": None, "roots/list": "roots", "sampling/createMessage": "sampling"}
+
+
+@server_case(LIFECYCLE, "LC-15", "ROOT-17", "LC-14", audit=True)
+def uses_only_client_capabilities(t: ServerCheck) -> None:
+    """Every request the server sent, on any connection of the run, is one a 2024-11-05 client
+    has and the kit declared on that connection: the kit declares no client capability (but on
+    one connection of lifecycle.sends-no-request-before-initialized), so roots/list (ROOT-17),
+    sampling/createMessage (LC-15) and methods of later revisions such as elicitation/create
+    (LC-14: the negotiated version) are each reported, with how often they came."""
+    seen: dict[str, tuple[int, dict[str, Any]]] = {}
+    for peer in t.run.peers:
+        for request in peer.server_requests:
+            method = str(request.get("method"))
+            needs = SERVER_REQUESTS.get(method)
+            if method != "ping" and not (needs is not None and needs in peer.declared):
+                count, first = seen.get(method, (0, request))
+                seen[method] = (count + 1, first)
+    for method, (count, first) in seen.items():
+        times = f" ({count} times)" if count > 1 else ""
+        if method == "roots/list":
+            t.check(False, "ROOT-17", f"sent roots/list to a client that did not declare roots{times}", got=shown(str(first)))
+        elif method == "sampling/createMessage":
+            t.check(False, "LC-15", f"sent sampling/createMessage to a client that did not declare sampling{times}",
+                    got=shown(str(first)))
+        else:
+            t.check(False, "LC-14", f"sent {method}{times}, which is no request of 2024-11-05, the negotiated "
+                    "version (a client of that version has no such method)", got=shown(str(first)))
+
+
+@server_case(LIFECYCLE, "LC-15", audit=True)
+def list_changed_only_when_promised(t: ServerCheck) -> None:
+    """notifications/{tools,resources,prompts}/list_changed arrive only when the server declared
+    that capability with listChanged: true (a capability used without being negotiated); each
+    kind sent without it is reported."""
+    seen: dict[str, tuple[int, dict[str, Any]]] = {}
+    for peer in t.run.peers:
+        for note in peer.notifications:
+            method = str(note.get("method"))
+            for feature in ("tools", "resources", "prompts"):
+                if method == f"notifications/{feature}/list_changed" and not t.info.declares(feature, "listChanged"):
+                    count, first = seen.get(method, (0, note))
+                    seen[method] = (count + 1, first)
+    for method, (count, first) in seen.items():
+        feature = method.split("/")[1]
+        t.check(False, "LC-15", f"sent {method} without declaring {feature}.listChanged"
+                + (f" ({count} times)" if count > 1 else ""), got=shown(str(first)))
+
+
+@server_case(LIFECYCLE, "MSG-01", "PING-01", audit=True)
+def keeps_answering(t: ServerCheck) -> None:
+    """The server stays for the whole run: it neither exits nor stops answering while the kit
+    still has requests for it. If it goes away, this is the one finding that says how and when
+    (the cases it kept from running are SKIP, not failures)."""
+    if t.run.gone is not None:
+        t.fail(t.run.gone_id, t.run.gone)

@@ -1,0 +1,396 @@
+"""Server cases for the messages: JSON-RPC 2.0 as a 2024-11-05 server must speak it, good input and bad.
+
+Not a spec section: cases of the conformance checker (see __init__.py). The spec page they
+check: https://modelcontextprotocol.io/specification/2024-11-05/basic/messages (MSG-01 makes
+JSON-RPC 2.0's own rules MCP's: https://www.jsonrpc.org/specification)
+
+What this page asks of a server, in short:
+
+1. Every request gets exactly one response, with the request's id (same type) and exactly one
+   of result and error; error codes are integers; notifications, and responses, are never
+   answered.
+2. Input is classified in JSON-RPC's order, and the first failing step decides the answer: bytes
+   that are not JSON (a line cut short, bytes that are not UTF-8) get -32700; JSON that is not a
+   valid message gets -32600 (not an object, a batch, no jsonrpc "2.0", a method that is not a
+   string, params that are not an object, an id that is neither a string nor an integer); an
+   unknown method gets -32601.
+
+Each piece of bad input is sent on its own, between two pings (``Peer.probe``), so a case judges
+exactly what the server wrote in reply to it: an answer the server wrote to something earlier
+(a notification, say) is never taken for this input's. Several cases judge the whole run's
+traffic (``audit=True``): they run last, over every connection the kit opened.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import shapes
+from .model import server_case
+from .peer import Peer, Probe, waited
+from .server_check import ServerCheck
+from .wire import Incoming, encode, shown
+
+MESSAGES = "basic/messages"
+
+
+# --- judging one probe -----------------------------------------------------------------------------
+
+
+def answer_text(incoming: Incoming) -> str:
+    """An answer in a few words: "error -32603", "a result", "a batch of 1 response"."""
+    msg = incoming.msg
+    if isinstance(msg, list):
+        return f"a batch of {len(msg)} response(s), not one response"
+    msg = shapes.as_dict(msg)
+    if "error" in msg:
+        return f"error {shapes.as_dict(msg.get('error')).get('code')!r}"
+    return "a result"
+
+
+def silence(probe: Probe) -> str:
+    """What came back when nothing did: the ping sent after the input was answered, but not the input."""
+    return f"(nothing, and the ping sent right after it was answered within {waited(max(probe.barrier.waited, 0.1))})"
+
+
+def served_after(t: ServerCheck, probe: Probe, what: str) -> bool:
+    """The barrier after ``what`` was answered: the server is still serving (else a knock-on finding)."""
+    if probe.barrier.answered:
+        return True
+    t.check(False, "MSG-01", f"after {what}, the server no longer answers ping", probe.sent,
+            probe.barrier.got_text(), knock_on=True)
+    return False
+
+
+def one_answer(t: ServerCheck, probe: Probe, what: str) -> Incoming | None:
+    """The one answer to ``probe`` (a finding if there were several), or None if none came."""
+    if len(probe.answers) > 1:
+        t.check(False, "MSG-01", f"{what} was answered {len(probe.answers)} times: one input, one answer at most",
+                probe.sent, " | ".join(a.raw for a in probe.answers))
+    return probe.answers[0] if probe.answers else None
+
+
+def expect_code(t: ServerCheck, probe: Probe, what: str, codes: tuple[int, ...], why: str,
+                readable_id: Any = None) -> Incoming | None:
+    """``probe`` must be answered with an error of one of ``codes`` (``why``: the rule, in a
+    sentence), whose id is ``readable_id`` or null. Silence is a finding too."""
+    if not served_after(t, probe, what):
+        return None
+    if probe.refused_by_http:
+        t.note(f"{what}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
+        return None
+    got = one_answer(t, probe, what)
+    if got is None:
+        t.check(False, "MSG-01", f"{what} got no answer: {why}", probe.sent, silence(probe))
+        return None
+    msg = shapes.as_dict(got.msg)
+    code = shapes.as_dict(msg.get("error")).get("code")
+    if not (isinstance(got.msg, dict) and "error" in msg and code in codes):
+        t.check(False, "MSG-01", f"{what} got {answer_text(got)}: {why}", probe.sent, got.raw)
+        return got
+    rid = msg.get("id")
+    if rid is not None and not (readable_id is not None and type(rid) is type(readable_id) and rid == readable_id):
+        t.note(f"{what}: the error carries id {rid!r}; JSON-RPC asks for "
+               + (f"the message's own id, {readable_id!r}, or null" if readable_id is not None else
+                  "null when the id cannot be read"))
+    return got
+
+
+# --- what every request gets ---------------------------------------------------------------------
+
+
+@server_case(MESSAGES, "MSG-05")
+def responses_keep_the_request_id(t: ServerCheck) -> None:
+    """A response carries exactly the id of its request, type included: a numeric string stays a
+    string, and negative, large and non-ASCII ids come back unchanged."""
+    peer = t.session()
+    for request_id in ("12345678", -1, 9007199254740991, "mcp-ref-check-é✓😀", ""):
+        reply = peer.request("ping", request_id=request_id)
+        t.answered(reply, f"ping with id {request_id!r}")
+        t.check(not reply.id_mismatch, "MSG-05",
+                f"ping with id {request_id!r} was answered with id {reply.msg and reply.msg.get('id')!r}",
+                reply.sent, reply.got)
+
+
+NULL_ID_CONFLICT = ("JSON-RPC 2.0 (MSG-01) answers unparseable input with error -32700 and \"id\": null, but the "
+                    "2024-11-05 schema has no null id (JSONRPCError.id is a string or an integer; MSG-03 forbids "
+                    "null ids), so no valid 2024-11-05 message can answer it")
+UNPARSEABLE = {
+    "a line cut off in the middle of a message": b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
+    "bytes that are not UTF-8": b'\xff\xfe{"x"',
+}
+
+
+@server_case(MESSAGES, "MSG-01", "MSG-03")
+def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
+    """Input that is not JSON (a line cut off mid-message, bytes that are not UTF-8) gets error
+    -32700 with id null (JSON-RPC's rule when no id can be read), never another code or a result,
+    and the server keeps serving. The 2024-11-05 schema has no null id, so the two rules
+    conflict: a server that stays silent is warned, not failed (one that answers must answer
+    right)."""
+    peer = t.rough_session()
+    for label, raw in UNPARSEABLE.items():
+        probe = peer.probe(raw)
+        if not served_after(t, probe, label):
+            return
+        if probe.refused_by_http:
+            t.note(f"{label}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
+            continue
+        got = one_answer(t, probe, label)
+        if got is None:
+            t.check(False, "MSG-01", f"{label} got no answer: {NULL_ID_CONFLICT}; the JSON-RPC answer is still the "
+                    "one clients expect", probe.sent, silence(probe), level="SHOULD")
+            continue
+        msg = shapes.as_dict(got.msg)
+        code = shapes.as_dict(msg.get("error")).get("code")
+        t.check(code == -32700, "MSG-01", f"{label} got {answer_text(got)}: input that is not JSON is answered with "
+                "error -32700 (Parse error), the first of JSON-RPC's checks", probe.sent, got.raw)
+        if code == -32700 and msg.get("id") is not None:
+            t.note(f"the parse error's id is {msg.get('id')!r}; JSON-RPC asks for null ({NULL_ID_CONFLICT})")
+
+
+# (what is sent, the id the answer may carry besides null, the codes that answer it, why)
+NOT_AN_OBJECT = "a JSON-RPC message is one JSON object"
+NO_BATCHES = ("2024-11-05 has no batches (its schema's message is one object): an array is one invalid message, "
+              "answered with one -32600 error")
+ENVELOPES: dict[str, tuple[Any, Any, tuple[int, ...], str]] = {
+    "the number 42": (42, None, (-32600,), NOT_AN_OBJECT),
+    'the string "ping"': ("ping", None, (-32600,), NOT_AN_OBJECT),
+    "the JSON value null": (None, None, (-32600,), NOT_AN_OBJECT),
+    "[] (an empty batch)": ([], None, (-32600,), NO_BATCHES),
+    "a batch of one ping": ([{"jsonrpc": "2.0", "id": "mcp-ref-check-batch", "method": "ping"}], "mcp-ref-check-batch",
+                            (-32600,), NO_BATCHES),
+    "a message with neither method nor result": ({"jsonrpc": "2.0", "id": "mcp-ref-check-bad"}, "mcp-ref-check-bad",
+                                                 (-32600,), "a message is a request, a response or a notification"),
+    'a request with "jsonrpc": "1.0"': ({"jsonrpc": "1.0", "id": "mcp-ref-check-v1", "method": "ping"},
+                                        "mcp-ref-check-v1", (-32600,), 'every message says "jsonrpc": "2.0"'),
+    'a request without "jsonrpc"': ({"id": "mcp-ref-check-v0", "method": "ping"}, "mcp-ref-check-v0", (-32600,),
+                                    'every message says "jsonrpc": "2.0"'),
+    "a request whose method is a number": ({"jsonrpc": "2.0", "id": "mcp-ref-check-m5", "method": 5},
+                                           "mcp-ref-check-m5", (-32600,),
+                                           "a method is a string: the envelope is invalid, so -32600, not -32601"),
+    "a ping whose params are an array": ({"jsonrpc": "2.0", "id": "mcp-ref-check-pa", "method": "ping", "params": [1]},
+                                         "mcp-ref-check-pa", (-32600, -32602),
+                                         "MCP's params are an object: -32600 (or -32602), never served"),
+    "a ping whose params are a string": ({"jsonrpc": "2.0", "id": "mcp-ref-check-ps", "method": "ping", "params": "x"},
+                                         "mcp-ref-check-ps", (-32600, -32602),
+                                         "MCP's params are an object: -32600 (or -32602), never served"),
+}
+
+
+@server_case(MESSAGES, "MSG-01")
+def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
+    """Valid JSON that is not a valid JSON-RPC 2.0 message gets error -32600 (-32602 is accepted
+    for params that are not an object), with the message's id or null, and the server keeps
+    serving: a number, a string, null, a batch (2024-11-05 has none; an empty one too), no method
+    and no result, "jsonrpc" "1.0" or missing, a method that is not a string, params that are an
+    array or a string. Each is sent on its own, and judged on what came back for it."""
+    peer = t.rough_session()
+    for label, (msg, readable_id, codes, why) in ENVELOPES.items():
+        probe = peer.probe(encode(msg))
+        expect_code(t, probe, label, codes, why, readable_id)
+        if not probe.barrier.answered:
+            return
+
+
+# (the id, what a result means: None is a finding, else a note)
+INVALID_IDS: dict[str, tuple[Any, str | None]] = {
+    "true": (True, None),
+    "false": (False, None),
+    "an object": ({"mcp-ref-check": 1}, None),
+    "1.5": (1.5, "JSON-RPC allows a number with a fraction (it discourages it); MCP's ids are strings or integers "
+                 "(MSG-02), so mcp_ref refuses it with -32600"),
+    "null": (None, "JSON-RPC allows a null id (it discourages it); MCP forbids it (MSG-03), so mcp_ref refuses it "
+                   "with -32600"),
+}
+
+
+@server_case(MESSAGES, "MSG-01", "MSG-02", "MSG-03")
+def refuses_ids_that_are_not_strings_or_integers(t: ServerCheck) -> None:
+    """A ping whose id is true, false or an object is not a JSON-RPC request (an id is a string, a
+    number or null): it gets error -32600 with id null, never a result. One whose id is 1.5 or
+    null is a request JSON-RPC allows but MCP does not (MSG-02, MSG-03): -32600 is the answer, a
+    result is noted; silence fails (it is a request, not a notification)."""
+    peer = t.rough_session()
+    for label, (rid, served) in INVALID_IDS.items():
+        what = f"a ping whose id is {label}"
+        probe = peer.probe(encode({"jsonrpc": "2.0", "id": rid, "method": "ping"}))
+        if served is not None:
+            got = probe.answers[0] if probe.answers else None
+            if got is not None and isinstance(got.msg, dict) and "result" in got.msg:
+                t.note(f"{what} was served: {served}")
+                continue
+            if got is not None and isinstance(got.msg, dict) and "error" in got.msg:
+                continue  # refused: any error is a fair answer to an id MCP forbids
+        expect_code(t, probe, what, (-32600,), "an id is a string or an integer (MSG-02), never a boolean or an "
+                    "object, so this is not a valid request: -32600" if served is None else
+                    "it is a request (only a message without an id member is a notification), so it gets an answer")
+        if not probe.barrier.answered:
+            return
+
+
+@server_case(MESSAGES, "MSG-01", "MSG-04")
+def answers_a_request_that_reuses_an_id_in_flight(t: ServerCheck) -> None:
+    """Two pings with the same id, the second sent before the first was answered (the kit breaks
+    MSG-04 on purpose), each get an answer: a result, or an error for the second (-32600, as
+    mcp_ref does). JSON-RPC answers every request; a server that drops one leaves its sender
+    waiting for ever."""
+    peer = t.rough_session()
+    ping = encode({"jsonrpc": "2.0", "id": "mcp-ref-check-twice", "method": "ping"})
+    probe = peer.probe(ping, ping)
+    if not served_after(t, probe, "two pings with the same id") or probe.refused_by_http:
+        return
+    mine = [a for a in probe.answers if isinstance(a.msg, dict) and a.msg.get("id") == "mcp-ref-check-twice"]
+    t.check(len(mine) == 2, "MSG-01", f"two pings with the same id, sent back to back, got {len(mine)} answer(s) "
+            "with that id: each request gets exactly one answer, even one that reuses an id", probe.sent,
+            " | ".join(a.raw for a in probe.answers) or silence(probe))
+
+
+@server_case(MESSAGES, "MSG-01")
+def unknown_method_is_32601(t: ServerCheck) -> None:
+    """A request for a method the server does not have gets error -32601 (Method not found)."""
+    peer = t.session()
+    reply = peer.request("mcp-ref-check/no-such-method", {})
+    t.expect_error(reply, "MSG-01", "an unknown method", (-32601,))
+
+
+NOT_ANSWERED = {
+    "an unknown notification": {"jsonrpc": "2.0", "method": "notifications/mcp-ref-check/unknown",
+                                "params": {"note": "ignore me"}},
+    "a response to a request the server never sent": {"jsonrpc": "2.0", "id": "mcp-ref-check-unasked", "result": {}},
+}
+
+
+@server_case(MESSAGES, "MSG-01", "MSG-08", fresh=True)
+def notifications_are_not_answered(t: ServerCheck) -> None:
+    """Notifications get no response of any kind (not even an error), and neither do responses:
+    notifications/initialized, an unknown notification, and a response to a request the server
+    never sent are each followed by a ping, and nothing but the ping's answer may come back. (A
+    line on stdout that is not a message is not an answer: the stdio cases judge it.)"""
+    peer = t.fresh_session()
+    said: list[tuple[str, str, list[Incoming]]] = []
+    for number, (label, msg) in enumerate(NOT_ANSWERED.items()):
+        probe = peer.probe(encode(msg))
+        if number == 0:  # what came before the first probe answers notifications/initialized
+            said.append(("notifications/initialized", '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+                         probe.earlier))
+        said.append((label, probe.sent, probe.answers))
+        if not served_after(t, probe, label):
+            break
+    for label, sent, answers in said:
+        t.check(not answers, "MSG-01", f"the server answered {label}: notifications and responses never get an "
+                "answer (only requests do; a notification has no id to answer)", sent,
+                " | ".join(a.raw for a in answers) or None)
+
+
+# --- the whole run (audits) -------------------------------------------------------------------------
+
+
+@server_case(MESSAGES, "MSG-01", audit=True)
+def every_message_is_json_rpc_2(t: ServerCheck) -> None:
+    """Every message the server sent in the whole run is a JSON object with "jsonrpc": "2.0" that
+    is a request, a response or a notification. (Lines that are not JSON at all are judged by the
+    stdio cases.)"""
+    for wire in t.run.wires:
+        for entry in wire.sent_and_received():
+            if entry.direction != "got" or entry.event == "endpoint" or entry.msg is None:
+                continue
+            problem = shapes.envelope_problem(entry.msg)
+            if problem:
+                t.fail("MSG-01", f"a message {problem}", got=shown(entry.data))
+
+
+def _responses(t: ServerCheck) -> list[tuple[Any, dict[str, Any], str]]:
+    """(wire, response, raw) for every response-shaped message of the run."""
+    out = []
+    for wire in t.run.wires:
+        for entry in wire.sent_and_received():
+            msg = entry.msg
+            if entry.direction == "got" and isinstance(msg, dict) and "method" not in msg and (
+                    "result" in msg or "error" in msg):
+                out.append((wire, msg, entry.data))
+    return out
+
+
+@server_case(MESSAGES, "MSG-06", audit=True)
+def responses_have_result_or_error(t: ServerCheck) -> None:
+    """Every response of the run sets exactly one of result and error, never both."""
+    for _, msg, raw in _responses(t):
+        if ("result" in msg) == ("error" in msg):
+            t.fail("MSG-06", "a response sets both result and error", got=shown(raw))
+
+
+@server_case(MESSAGES, "MSG-07", "MSG-09", audit=True)
+def errors_have_integer_codes_and_short_messages(t: ServerCheck) -> None:
+    """Every error of the run has an integer code and a string message; the message should be one
+    short sentence (one line, at most 300 characters)."""
+    for _, msg, raw in _responses(t):
+        error = msg.get("error")
+        if "error" not in msg:
+            continue
+        if not isinstance(error, dict) or not shapes.is_int(error.get("code")):
+            t.fail("MSG-07", "an error's code is not an integer", got=shown(raw))
+        message = error.get("message")
+        if not isinstance(message, str):
+            t.fail("MSG-07", "an error has no string message", got=shown(raw))
+        if "\n" in message or len(message) > 300:
+            t.check(False, "MSG-09", f"an error message is not one short sentence ({len(message)} characters)",
+                    got=shown(raw))
+            return
+
+
+def _key(request_id: Any) -> str:
+    """An id as a key that keeps its JSON type: "1", 1, 1.0 and true are four different ids."""
+    return json.dumps(request_id, sort_keys=True)
+
+
+@server_case(MESSAGES, "MSG-05", "MSG-01", audit=True)
+def each_request_gets_exactly_one_response(t: ServerCheck) -> None:
+    """Every response of the run answers a request the kit sent on that connection (or a message
+    it could not read, with id null), and no request is answered more often than it was sent
+    (the kit sends one id twice on purpose, once)."""
+    for wire in t.run.wires:
+        sent: dict[str, int] = {}
+        answered: dict[str, int] = {}
+        for entry in wire.sent_and_received():
+            msg = entry.msg
+            if entry.direction == "sent":  # requests, and the kit's deliberately bad messages (a batch too)
+                for item in (msg if isinstance(msg, list) else [msg]):
+                    if isinstance(item, dict) and "id" in item:
+                        sent[_key(item["id"])] = sent.get(_key(item["id"]), 0) + 1
+            elif entry.direction == "got" and isinstance(msg, dict) and "method" not in msg and (
+                    "result" in msg or "error" in msg):
+                rid = msg.get("id")
+                if rid is None:
+                    continue  # a parse error or an invalid message of ours
+                key = _key(rid)
+                if key not in sent:
+                    t.fail("MSG-05", f"a response carries id {rid!r}, which the kit never sent", got=shown(entry.data))
+                answered[key] = answered.get(key, 0) + 1
+                if answered[key] > sent[key]:
+                    t.fail("MSG-01", f"request {rid!r} was answered twice", got=shown(entry.data))
+
+
+@server_case(MESSAGES, "MSG-08", "MSG-02", "MSG-03", "MSG-04", audit=True)
+def server_ids_are_valid(t: ServerCheck) -> None:
+    """Requests the server sent have string or integer ids, never null, never reused on one
+    connection; its notifications (notifications/...) carry no id."""
+    for peer in t.run.peers:
+        _judge_server_ids(t, peer)
+
+
+def _judge_server_ids(t: ServerCheck, peer: Peer) -> None:
+    seen: list[Any] = []
+    for request in peer.server_requests:
+        rid = request.get("id")
+        method = str(request.get("method"))
+        if method.startswith("notifications/"):
+            t.fail("MSG-08", f"the notification {method} carries an id", got=shown(str(request)))
+        if rid is None:
+            t.fail("MSG-03", f"the request {method} has id null", got=shown(str(request)))
+        if not (isinstance(rid, str) or shapes.is_int(rid)):
+            t.fail("MSG-02", f"the request {method} has id {rid!r}, not a string or integer", got=shown(str(request)))
+        if any(type(rid) is type(s) and rid == s for s in seen):
+            t.fail("MSG-04", f"the server reused request id {rid!r}", got=shown(str(request)))
+        seen.append(rid)

@@ -1,0 +1,291 @@
+"""A run against one server: its connections, what discovery learned, and whether it is still there.
+
+Not a spec section: the state of one ``mcp-ref check server`` run, shared by every case (the
+cases themselves get a ``server_check.ServerCheck``; runner.py runs them).
+
+1. *Discovery*: one session is opened and initialized first; the kit lists the server's tools,
+   resources, templates and prompts (every page, bounded). If the server cannot be started or
+   never answers ``initialize``, the run stops there (exit status 2).
+2. Connections: the shared session (cases that only read), the "rough" one (cases that send
+   malformed input: a server that dies of it fails only those), and connections a case opens
+   for itself. Every wire and peer of the run is kept, for the audit cases.
+3. Whether the server went away (``went_away``): it exited, or stopped answering on every
+   connection. The root cause is recorded once (``gone``), and the cases it kept from running
+   are SKIP, not failures.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .peer import Peer, Reply, waited
+from .sse_wire import SseWire
+from .stdio_wire import EXIT_GRACE, StdioWire
+from .wire import ConnectFailed, Wire, shown
+
+MAX_PAGES = 20  # pages followed per list during discovery
+
+
+@dataclass
+class Target:
+    """The server under test: a command for stdio, an SSE URL, or a Streamable HTTP URL."""
+
+    stdio: str | list[str] | None = None
+    sse: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    http: str | None = None  # a Streamable HTTP endpoint (http_wire.py)
+
+    @property
+    def kind(self) -> str:
+        return "stdio" if self.stdio is not None else "http" if self.http is not None else "sse"
+
+    def describe(self) -> str:
+        if self.stdio is not None:
+            return self.stdio if isinstance(self.stdio, str) else " ".join(self.stdio)
+        return str(self.http if self.http is not None else self.sse)
+
+    def open(self, timeout: float, headers: dict[str, str] | None = None) -> Wire:
+        """A new connection (``headers``: extra HTTP headers, for SSE)."""
+        if self.stdio is not None:
+            return StdioWire(self.stdio, timeout)
+        if self.http is not None:
+            from .http_wire import StreamableHttpWire
+
+            return StreamableHttpWire(self.http, timeout, {**self.headers, **(headers or {})})
+        assert self.sse is not None
+        return SseWire(self.sse, timeout, {**self.headers, **(headers or {})})
+
+
+@dataclass
+class Options:
+    timeout: float = 5.0  # seconds per step (one answer, one event)
+    startup: float = 10.0  # seconds the first connection may take to give its first answer
+    call_tools: bool = False
+    call_timeout: float = 30.0  # seconds a tool call may take (each progress notification restarts it)
+    hostile: bool = False  # also run the hostile cases (server_hostile.py)
+    only: list[str] = field(default_factory=list)
+    jobs: int = min(4, os.cpu_count() or 2)  # fresh-connection cases run this many at a time
+
+    @property
+    def call_limit(self) -> float:
+        """The most a tool call may take in all, progress or not."""
+        return self.call_timeout * 10
+
+
+@dataclass
+class ToolTiming:
+    """How a tool call went in tools.tool-results-are-well-formed (for the cancellation case)."""
+
+    seconds: float
+    progress: int
+    answered: bool
+
+
+@dataclass
+class Discovery:
+    """What the first session learned about the server."""
+
+    init: dict[str, Any]
+    tools: list[dict[str, Any]] | None = None  # None: not declared, or the list failed
+    resources: list[dict[str, Any]] | None = None
+    templates: list[dict[str, Any]] | None = None
+    prompts: list[dict[str, Any]] | None = None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        caps = self.init.get("capabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    def declares(self, capability: str, flag: str | None = None) -> bool:
+        value = self.capabilities.get(capability)
+        if not isinstance(value, dict):
+            return False
+        return flag is None or value.get(flag) is True
+
+
+class SetupFailed(Exception):
+    """The server could not be connected to or initialized (exit status 2)."""
+
+
+class ServerRun:
+    """One run of the server cases against one target."""
+
+    def __init__(self, target: Target, options: Options) -> None:
+        self.target = target
+        self.options = options
+        self.wires: list[Wire] = []  # every connection of the run, for the audits
+        self.peers: list[Peer] = []
+        self._lock = threading.Lock()
+        self._shared: Peer | None = None
+        self._rough: Peer | None = None
+        self.discovery: Discovery | None = None
+        self.first_start: float | None = None  # seconds the first connection took to answer initialize
+        self.tool_timings: dict[str, ToolTiming] = {}
+        # Once the server has gone away (exited, or stopped answering on every connection), the
+        # root cause is recorded once; the cases it kept from running are SKIP, not failures.
+        self.gone: str | None = None
+        self.gone_id = "MSG-01"
+        self.last_ok = "initialize"  # the last step that went well, for "stopped answering after ..."
+        self._alive_lock = threading.Lock()
+
+    # --- connections ---------------------------------------------------------------------------
+
+    def open_wire(self, headers: dict[str, str] | None = None) -> Wire:
+        wire = self.target.open(self.options.timeout, headers)
+        with self._lock:
+            self.wires.append(wire)
+        return wire
+
+    @property
+    def startup(self) -> float:
+        """The first answer on a new connection may take this long: ``--startup``, or three times
+        what the first connection took if that is more (a machine that is slow now stays slow)."""
+        if self.first_start is None:
+            return self.options.startup
+        return max(self.options.startup, 3 * self.first_start)
+
+    def open_peer(self) -> Peer:
+        peer = Peer(self.open_wire(), self.options.timeout, self.startup)
+        with self._lock:
+            self.peers.append(peer)
+        return peer
+
+    def initialized_peer(self) -> Peer:
+        peer = self.open_peer()
+        if isinstance(peer.wire, SseWire) and peer.wire.status != 200:
+            raise SetupFailed(f"GET {self.target.sse} answered HTTP {peer.wire.status}")
+        reply = peer.initialize()
+        if not reply.is_result or not isinstance(reply.result, dict):
+            raise SetupFailed(setup_failure(peer, reply))
+        if self.first_start is None:
+            self.first_start = peer.first_answer
+        return peer
+
+    def shared(self) -> Peer:
+        """The shared, initialized session (reopened if the server closed it)."""
+        if self._shared is None or self._shared.wire.closed_by_peer:
+            self._shared = self.initialized_peer()
+        return self._shared
+
+    def rough(self) -> Peer:
+        """A second shared session for the cases that send malformed input (reopened if it died)."""
+        if self._rough is None or self._rough.wire.closed_by_peer:
+            self._rough = self.initialized_peer()
+        return self._rough
+
+    def close(self) -> None:
+        for wire in list(self.wires):
+            try:
+                wire.close()
+            except Exception:
+                pass
+
+    # --- discovery -----------------------------------------------------------------------------
+
+    def discover(self) -> Discovery:
+        try:
+            peer = self.shared()
+        except ConnectFailed as exc:
+            raise SetupFailed(str(exc)) from exc
+        self.first_start = peer.first_answer
+        assert peer.init is not None
+        discovery = Discovery(peer.init.result)
+        if discovery.declares("tools"):
+            discovery.tools = self._list_all(peer, "tools/list", "tools")
+        if discovery.declares("resources"):
+            discovery.resources = self._list_all(peer, "resources/list", "resources")
+            discovery.templates = self._list_all(peer, "resources/templates/list", "resourceTemplates")
+        if discovery.declares("prompts"):
+            discovery.prompts = self._list_all(peer, "prompts/list", "prompts")
+        self.discovery = discovery
+        return discovery
+
+    def _list_all(self, peer: Peer, method: str, key: str) -> list[dict[str, Any]] | None:
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] | None = None
+        for _ in range(MAX_PAGES):
+            reply = peer.request(method, params)
+            result = reply.result
+            if not reply.answered:
+                self.went_away("discovery")
+            if not reply.is_result or not isinstance(result, dict) or not isinstance(result.get(key), list):
+                return None if not items else items
+            self.last_ok = method
+            items += [item for item in result[key] if isinstance(item, dict)]
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str):
+                break
+            params = {"cursor": cursor}
+        return items
+
+    # --- is the server still there? -------------------------------------------------------------
+
+    def went_away(self, during: str) -> bool:
+        """After ``during`` saw silence or an ended connection: is the server gone? It is when a
+        new connection cannot be initialized, or ends, or leaves a ping unanswered for two steps.
+        (The shared connection is not asked: another case may be using it.) The first time, the
+        root cause is recorded (``gone``) and every connection is closed, so the cases still
+        waiting end at once."""
+        if self.gone is not None:
+            return True
+        with self._alive_lock:
+            if self.gone is not None:
+                return True
+            shared = self._shared
+            ended = shared is not None and shared.wire.closed_by_peer
+            try:
+                fresh = self.initialized_peer()
+            except (SetupFailed, ConnectFailed) as exc:
+                again = f"a new connection failed: {exc}"
+                if shared is not None and not ended:  # a server that just died: its end may be a moment behind
+                    ended = shared.wire.ended.wait(EXIT_GRACE * 2) and shared.wire.closed_by_peer
+            else:
+                reply = fresh.request("ping", timeout=2 * self.options.timeout)
+                if reply.answered:
+                    return False
+                if reply.closed:
+                    again = "a new connection answered initialize, then it " + fresh.wire.describe_end()
+                    if not ended:
+                        shared, ended = fresh, True
+                else:
+                    again = f"a new connection answered initialize, then nothing within {waited(reply.waited)}"
+                    self.gone_id = "PING-01"
+            if ended and shared is not None:
+                how = f"{shared.wire.describe_end()} after {self.last_ok}"
+            else:
+                how = f"stopped answering after {self.last_ok}"
+                self.gone_id = "PING-01"
+            self.gone = f"the server {how}; {again}"
+        self.close()
+        return True
+
+
+def _stderr_hint(wire: Wire) -> str:
+    tail = getattr(wire, "stderr_tail", None)
+    if tail:
+        return "; the server's stderr ended with: " + " | ".join(list(tail)[-3:])[-300:]
+    return ""
+
+
+def setup_failure(peer: Peer, reply: Reply) -> str:
+    """Why a connection could not be initialized, saying what happened (not only "nothing came")."""
+    wire = peer.wire
+    if isinstance(wire, SseWire) and wire.endpoint is None:
+        what = ("the event stream ended without an endpoint event" if wire.closed_by_peer
+                else f"no endpoint event arrived on the event stream within {waited(reply.waited or wire.timeout)}")
+        return what + " (TR-11), so there was nowhere to POST initialize"
+    diagnosis = wire.diagnosis()
+    if reply.is_error:
+        what = f"initialize was refused: {shown(reply.got)}"
+    elif reply.answered:
+        what = f"initialize got a malformed answer: {shown(reply.got)}"
+    elif reply.closed:
+        what = f"the server {wire.describe_end()} before answering initialize"
+    else:
+        what = f"initialize got nothing within {waited(reply.waited)}"
+    if diagnosis and not reply.answered:
+        what += f"; instead it sent {diagnosis}"
+    return what + _stderr_hint(wire)

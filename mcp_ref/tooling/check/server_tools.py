@@ -1,0 +1,245 @@
+"""Server cases for tools: listing them, calling them, refusing bad calls, cancelling a running one.
+
+Not a spec section: cases of the conformance checker (see __init__.py). The spec pages they
+check (each case names its own):
+  https://modelcontextprotocol.io/specification/2024-11-05/server/tools
+  https://modelcontextprotocol.io/specification/2024-11-05/basic/utilities/cancellation
+
+What these pages ask of a server, in short:
+
+1. A server that has tools declares the ``tools`` capability and lists them, each with a name
+   and an input schema of type object; a server that does not declare it refuses tools/list.
+2. An unknown tool or a malformed call is a protocol error (-32602); a failure inside a tool is a
+   result with ``isError: true``. Arguments are validated against the input schema.
+3. A tool call the client cancels stops: no progress after the cancellation, and no answer.
+
+A note on IDs: the index has no row per result field, so a case that checks a result's shape
+cites the row of the page's capability (TOOL-05): declaring it commits the server to the page's
+messages. Tools are only called with ``--call-tools``: they can have side effects.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from . import result_shapes, shapes
+from .helpers import FILLER, MAX_ITEMS, first_page, refused, settle, still_serving
+from .model import server_case
+from .peer import waited
+from .server_check import ServerCheck
+from .server_run import ToolTiming
+
+TOOLS = "server/tools"
+CANCELLATION = "basic/utilities/cancellation"
+
+
+# --- server/tools --------------------------------------------------------------------------------
+
+
+@server_case(TOOLS, "TOOL-05")
+def tools_list_is_well_formed(t: ServerCheck) -> None:
+    """tools/list returns a tools array; each tool has a name, an optional description and an
+    inputSchema object of type "object"; names are unique; nextCursor, if present, is a string."""
+    t.require("tools")
+    _, reply, result = first_page(t, "tools/list", "tools", "TOOL-05")
+    t.shape(result_shapes.list_result(result, "tools", result_shapes.tool), "TOOL-05", "the tools/list result", reply)
+    names = [tool.get("name") for tool in t.info.tools or []]
+    duplicates = sorted({str(n) for n in names if names.count(n) > 1})
+    t.check(not duplicates, "TOOL-05", f"tool names listed twice: {', '.join(duplicates)}")
+
+
+@server_case(TOOLS, "TOOL-18")
+def unknown_tool_is_a_protocol_error(t: ServerCheck) -> None:
+    """Calling a tool name the server never listed is an error response (-32602 in the page's
+    example), not a result with isError. Nothing runs, so this is always safe."""
+    t.require("tools")
+    peer = t.session()
+    reply = peer.request("tools/call", {"name": f"{FILLER}-no-such-tool-{secrets.token_hex(3)}", "arguments": {}})
+    t.answered(reply, "tools/call of an unknown tool")
+    if not t.check(reply.is_error, "TOOL-18", "an unknown tool was answered with a result, not an error",
+                   reply.sent, reply.got):
+        return
+    if reply.code != -32602:
+        t.note(f"unknown tool refused with {reply.code}; the page's example uses -32602")
+
+
+@server_case(TOOLS, "TOOL-08")
+def tool_call_without_a_name_is_refused(t: ServerCheck) -> None:
+    """tools/call without a name is refused with an error (-32602): the server validates its
+    inputs. Safe: no tool can run without a name."""
+    t.require("tools")
+    peer = t.session()
+    reply = peer.request("tools/call", {"arguments": {}})
+    t.answered(reply, "tools/call without a name")
+    t.check(reply.is_error, "TOOL-08", "tools/call without a name got a result", reply.sent, reply.got)
+    if reply.is_error and reply.code != -32602:
+        t.note(f"refused with {reply.code}; -32602 (Invalid params) says it best")
+
+
+@server_case(TOOLS, "TOOL-05", "AR-04")
+def tools_refused_when_undeclared(t: ServerCheck) -> None:
+    """A server that does not declare tools does not serve tools/list."""
+    if t.info.declares("tools"):
+        t.skip("the server declares tools (the other tools cases check them)")
+    refused(t, "tools/list", None, "TOOL-05", "tools")
+
+
+def arguments_for(schema: Any) -> dict[str, Any] | None:
+    """Arguments satisfying a simple input schema (the required properties only), or None."""
+    if not isinstance(schema, dict):
+        return None
+    properties = shapes.as_dict(schema.get("properties"))
+    arguments: dict[str, Any] = {}
+    for name in schema.get("required") or []:
+        value = _value_for(properties.get(name))
+        if value is _UNSATISFIABLE:
+            return None
+        arguments[name] = value
+    return arguments
+
+
+_UNSATISFIABLE = object()
+
+
+def _value_for(prop: Any) -> Any:
+    if not isinstance(prop, dict):
+        return _UNSATISFIABLE
+    if "default" in prop:
+        return prop["default"]
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return prop["enum"][0]
+    if "const" in prop:
+        return prop["const"]
+    kind = prop.get("type")
+    if kind == "string" and "pattern" not in prop and "format" not in prop:
+        return FILLER.ljust(int(prop.get("minLength", 0)), "x")[: int(prop.get("maxLength", 10**6))]
+    if kind in ("integer", "number"):
+        low, high = prop.get("minimum"), prop.get("maximum")
+        value = 1 if low is None else low
+        return value if high is None or value <= high else _UNSATISFIABLE
+    return {"boolean": False, "array": [], "object": {}, "null": None}.get(str(kind), _UNSATISFIABLE)
+
+
+def callable_tools(t: ServerCheck) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    tools = [(tool, arguments_for(tool.get("inputSchema"))) for tool in (t.info.tools or [])[:MAX_ITEMS]]
+    return [(tool, args) for tool, args in tools if args is not None]
+
+
+TOOL_UNION = "CallToolResult.content: TextContent, ImageContent or EmbeddedResource"
+
+
+@server_case(TOOLS, "TOOL-05", "TOOL-17", "LC-14", call_tools=True)
+def tool_results_are_well_formed(t: ServerCheck) -> None:
+    """With --call-tools: each tool whose input schema the kit can satisfy is called (with a
+    progress token, within --call-timeout, which each progress notification restarts); its result
+    is a content array of text, image (base64 with a MIME type) or resource items, isError a
+    boolean if present. Content types of later revisions are LC-14 (the negotiated version). A
+    -32603 for valid arguments is a tool failure that should have been an isError result. A tool
+    that overruns the budget is one finding, and the next tools are still called."""
+    t.require("tools")
+    peer = t.session()
+    called = callable_tools(t)
+    if not called:
+        t.skip("no tool has an input schema the kit can satisfy")
+    budget = t.run.options.call_timeout
+    for number, (tool, arguments) in enumerate(called):
+        name = tool.get("name")
+        token = f"{FILLER}-tool-{number}-{secrets.token_hex(3)}"
+        params = {"name": name, "arguments": arguments, "_meta": {"progressToken": token}}
+        started = time.monotonic()
+        reply = peer.wait(peer.send_request("tools/call", params), budget, progress_token=token,
+                          limit=t.run.options.call_limit)
+        t.run.tool_timings[str(name)] = ToolTiming(time.monotonic() - started, reply.progress, reply.answered)
+        if not reply.answered:
+            if reply.closed:
+                t.fail("MSG-01", f"tools/call {name}: the connection ended before an answer", reply.sent,
+                       reply.got_text(), knock_on=True)
+            t.check(False, "MSG-01", f"tools/call {name}: no response within {waited(reply.waited)} (--call-timeout "
+                    f"{budget:g} s, restarted by each of {reply.progress} progress notification(s)); the call was "
+                    "cancelled and the next tools are still called", reply.sent, reply.got_text())
+            peer.notify("notifications/cancelled", {"requestId": reply.request_id, "reason": "over --call-timeout"})
+            continue
+        if reply.is_error:
+            t.check(reply.code != -32603, "TOOL-17", f"{name} failed with -32603 instead of an isError result",
+                    reply.sent, reply.got)
+            t.note(f"{name}: error {reply.code}")
+            continue
+        t.content(result_shapes.call_tool_result(reply.result), "TOOL-05", f"the result of {name}", reply, TOOL_UNION)
+    t.note(f"called {len(called)} tool(s): " + ", ".join(
+        f"{tool.get('name')} ({t.run.tool_timings[str(tool.get('name'))].seconds:.1f} s)" for tool, _ in called))
+
+
+SLOW = 1.0  # seconds: a tool that took this long (or reported progress twice) can be cancelled while it runs
+
+
+@server_case(CANCELLATION, "CAN-04", "CAN-18", "CAN-06", call_tools=True)
+def cancelled_tool_stops(t: ServerCheck) -> None:
+    """With --call-tools: the slowest tool (one that took a second or more, or reported progress
+    twice, when it was called) is called again and cancelled while it runs. Once the cancellation
+    has had a moment to arrive, no progress for it follows (CAN-04, CAN-18: processing stops) and
+    no response either (CAN-06)."""
+    t.require("tools")
+    slow = sorted(((timing.seconds, name) for name, timing in t.run.tool_timings.items()
+                   if timing.answered and (timing.seconds >= SLOW or timing.progress >= 2)), reverse=True)
+    if not slow:
+        t.skip("no tool was slow enough to be cancelled while running (--call-tools found none taking "
+               f"{SLOW:g} s or reporting progress)")
+    seconds, name = slow[0]
+    tool, arguments = next((tool, args) for tool, args in callable_tools(t) if tool.get("name") == name)
+    peer = t.session()
+    token = f"{FILLER}-cancel-{secrets.token_hex(3)}"
+    call = peer.send_request("tools/call", {"name": name, "arguments": arguments, "_meta": {"progressToken": token}})
+    peer.collect(min(seconds / 3, 1.0))
+    cancel = peer.notify("notifications/cancelled", {"requestId": call.request_id, "reason": "checking CAN-04"})
+    peer.collect(settle(t))  # a message already on its way when the cancellation arrived is no fault
+    after = peer.collect(min(seconds + settle(t), t.run.options.call_timeout))
+    progress = [m for m in after if isinstance(m.msg, dict) and m.msg.get("method") == "notifications/progress"
+                and shapes.as_dict(m.msg.get("params")).get("progressToken") == token]
+    answers = [m for m in after if isinstance(m.msg, dict) and "method" not in m.msg
+               and m.msg.get("id") == call.request_id]
+    t.check(not progress, "CAN-04", f"{name} kept running after its cancellation: {len(progress)} progress "
+            "notification(s) followed", cancel, progress[0].raw if progress else None)
+    t.check(not answers, "CAN-06", f"{name} was answered after its cancellation", cancel,
+            answers[0].raw if answers else None)
+    t.note(f"cancelled {name} (it took {seconds:.1f} s when called)")
+    still_serving(t, peer, "CAN-04", "a cancelled tool call")
+
+
+# A value of another type for each JSON Schema type: what a tool that skips the check may still run on.
+WRONG_TYPE = {"string": 12345, "integer": FILLER, "number": FILLER, "boolean": FILLER, "array": FILLER,
+              "object": FILLER}
+
+
+def wrong_arguments(schema: Any) -> dict[str, Any]:
+    """Arguments that break ``schema``: every property of a simple type given a value of another type."""
+    properties = shapes.as_dict(shapes.as_dict(schema).get("properties"))
+    return {name: WRONG_TYPE[prop["type"]] for name, prop in properties.items()
+            if isinstance(prop, dict) and isinstance(prop.get("type"), str) and prop["type"] in WRONG_TYPE}
+
+
+@server_case(TOOLS, "TOOL-08", call_tools=True)
+def tool_arguments_are_validated(t: ServerCheck) -> None:
+    """With --call-tools: a tool called without its required arguments, with arguments that are not
+    an object, or with every argument of the wrong type (a number for a string, a string for a
+    number...), is refused (-32602) or fails with isError; it must not succeed. A tool that runs
+    on arguments its schema rules out (adding two strings, say) was not checked before it ran."""
+    t.require("tools")
+    peer = t.session()
+    tool = next((tool for tool in t.info.tools or [] if (tool.get("inputSchema") or {}).get("required")), None)
+    calls = []
+    if tool is not None:
+        calls += [(tool, "without its required arguments", {}), (tool, "with arguments that are not an object", FILLER)]
+    for typed in (t.info.tools or [])[:MAX_ITEMS]:
+        wrong = wrong_arguments(typed.get("inputSchema"))
+        if wrong:
+            calls.append((typed, f"with every argument of the wrong type ({', '.join(sorted(wrong))})", wrong))
+    if not calls:
+        t.skip("no tool has required or typed arguments")
+    for tool, label, arguments in calls:
+        reply = peer.request("tools/call", {"name": tool["name"], "arguments": arguments})
+        t.answered(reply, f"tools/call {tool['name']} {label}")
+        failed = reply.is_error or (isinstance(reply.result, dict) and reply.result.get("isError") is True)
+        t.check(failed, "TOOL-08", f"{tool['name']} {label} succeeded: a server checks the arguments against the "
+                "tool's inputSchema before it runs the tool", reply.sent, reply.got)
