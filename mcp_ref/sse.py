@@ -64,7 +64,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from werkzeug.exceptions import ClientDisconnected
@@ -90,6 +90,10 @@ class SessionOpener(Protocol):
     def open_session(self, transport: _StreamTransport, *, trace: TraceCallback | None = None) -> Session: ...
 
 log = logging.getLogger("mcp_ref.sse")
+
+# What ``SseApp.dispatch`` returns: a WSGI application answering the one request (a werkzeug
+# Response is one; so is ``_accepted``).
+WsgiAnswer = Callable[[dict[str, Any], Any], Iterable[bytes]]
 
 # --- limits (each a keyword of SseApp; the README's "Limits and failure behaviour" lists them) ---
 
@@ -219,7 +223,7 @@ class SseApp:
         response = self.dispatch(Request(environ))
         return response(environ, start_response)
 
-    def dispatch(self, request: Request) -> Response:
+    def dispatch(self, request: Request) -> WsgiAnswer:
         if self.streamable is not None and request.path == self.streamable.path:  # Streamable HTTP
             return self.streamable.dispatch(request)
         if "*" not in self.allowed_hosts and hostname(request.host) not in self.allowed_hosts:
@@ -310,13 +314,14 @@ class SseApp:
 
     # --- POST: one message from the client -----------------------------------------------------
 
-    def _post(self, request: Request) -> Response:
+    def _post(self, request: Request) -> WsgiAnswer:
         session_id = request.args.get(self.session_param)
         if not session_id:
             return _plain(400, f"missing the {self.session_param} query parameter")
         if request.mimetype != "application/json":
             return _plain(415, "the body must be application/json")
-        if request.content_length is not None and request.content_length > self.max_body_bytes:
+        length = request.content_length
+        if length is not None and length > self.max_body_bytes:
             return _plain(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:
             body = request.stream.read(self.max_body_bytes + 1)
@@ -338,7 +343,15 @@ class SseApp:
         except RelayUnavailable as exc:
             return _plain(503, f"cannot reach the session now: {exc}; try again shortly",
                           headers={"Retry-After": str(RELAY_RETRY_AFTER_SECONDS)})
-        return _plain(202, "Accepted")
+        return _accepted
+
+
+def _accepted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+    """The answer to every good POST, ``202 Accepted``, as a bare WSGI application: the same
+    status, headers and body as ``_plain(202, "Accepted")``, without building a Response for
+    each message (a measured gain: benchmarks/RESULTS.md)."""
+    start_response("202 Accepted", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "8")])
+    return [b"Accepted"]
 
 
 def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:

@@ -46,9 +46,12 @@ Every decision about who does what is taken under one lock (``_next_task`` for m
 ``receive`` is called by one thread at a time.
 
 The standby is not woken for every request (that would put back the wake-up rule 2 saved):
-while requests keep coming, or a caller reads, it checks the reader every ``STANDBY_DELAY``,
-and it sleeps without a timeout only after ``IDLE_AFTER`` seconds without a request while a
-member reads.
+while requests keep coming (one started within the last ``STANDBY_DELAY``), or a caller reads,
+it checks the reader every ``STANDBY_DELAY``; when a check finds no request started since then,
+it sleeps without a timeout, and the next request wakes it. So a busy session pays one check
+every ``STANDBY_DELAY``, not one per request, and a quiet one (a request now and then, as with
+many SSE clients on one server) pays about two per request, not a check every ``STANDBY_DELAY``
+for as long as it is open (a measured gain: benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -66,7 +69,6 @@ from ..messages import ConnectionClosed
 log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
-IDLE_AFTER = 0.1  # seconds without a request after which the standby sleeps until woken
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 
 Job = Callable[[], None]  # work for a member: run it by calling it
@@ -130,9 +132,13 @@ class Crew:
         self._max_queued = max_queued
         self._on_error = on_error
         self._awaited = awaited
-        # Guards every field below. Notified when the sleeping standby must look again: a request
-        # started, a job was queued, or the crew stopped.
-        self._state = threading.Condition()
+        # _lock guards every field below; _state, a condition on it, is notified when the sleeping
+        # standby must look again: a request started, a job was queued, or the crew stopped. (Taken
+        # as ``with self._lock``, a plain lock costs less than the condition's own ``with``, on
+        # every request and every caller's read: a measured gain, benchmarks/RESULTS.md. It is not
+        # re-entrant: nothing done under it takes it again.)
+        self._lock = threading.Lock()
+        self._state = threading.Condition(self._lock)
         self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
         self._caller_reads = False  # the reader is a caller, not a member (rule 6)
         self._handing_over = False  # the caller reading met what only the crew handles
@@ -151,12 +157,12 @@ class Crew:
 
     def start(self) -> None:
         """Start the first member, the reader, on a thread of its own."""
-        with self._state:
+        with self._lock:
             self._reader = self._new_member_locked("reader")
         self._reader.start()
 
     def stop(self) -> None:
-        with self._state:
+        with self._lock:
             self._stopped = True
             self._queue.clear()
             self._state.notify_all()
@@ -167,7 +173,7 @@ class Crew:
 
     def submit(self, job: Job) -> None:
         """Queue ``job`` for a free member (rule 4); CrewFull if the queue is full."""
-        with self._state:
+        with self._lock:
             if self._stopped:
                 return
             self._enqueue_locked(job)
@@ -200,7 +206,7 @@ class Crew:
                     elif self._put_down_after_this:
                         self._put_down_reading(me)
         finally:
-            with self._state:
+            with self._lock:
                 self._members -= 1
                 if self._reader is me:
                     self._reader = None
@@ -211,7 +217,7 @@ class Crew:
         """Decide, under the lock, what ``me`` does next (rules 1, 3, 4, 5, 7). One invariant is
         kept: while the reader runs a request, a caller reads, or the reading rests, some member
         stands by (unless the crew is full)."""
-        with self._state:
+        with self._lock:
             while not self._stopped:
                 if self._reader is me:
                     return Task.READ, _nothing
@@ -242,7 +248,7 @@ class Crew:
                     self._state.wait(self._resting_since + STANDBY_DELAY - now)
                 elif busy_since is not None:
                     self._state.wait(busy_since + STANDBY_DELAY - now)
-                elif self._caller_reads or now - self._last_start < IDLE_AFTER:
+                elif self._caller_reads or now - self._last_start < STANDBY_DELAY:
                     self._state.wait(STANDBY_DELAY)  # requests keep coming: check again soon
                 else:
                     self._standby_sleeping = True
@@ -254,7 +260,7 @@ class Crew:
         """Rule 2: run the request here, with a standby ready to take over the reading."""
         me = threading.current_thread()
         refusal = None
-        with self._state:
+        with self._lock:
             run_here = self._standby is not None or self._members < self._max_threads
             if run_here:
                 if self._standby is None:
@@ -274,7 +280,7 @@ class Crew:
         try:
             self._run(request)
         finally:
-            with self._state:
+            with self._lock:
                 if self._reader is me:
                     self._busy_since = None
 
@@ -287,7 +293,7 @@ class Crew:
         if self._awaited is None:
             return
         me = threading.current_thread()
-        with self._state:
+        with self._lock:
             if self._reader is not None or self._stopped:
                 return
             self._reader, self._caller_reads, self._take_up_now = me, True, False
@@ -298,7 +304,7 @@ class Crew:
                     break
                 self._read(left)  # answers only: anything else is handed over (hand_over)
         finally:
-            with self._state:
+            with self._lock:
                 self._reader, self._caller_reads = None, False
                 self._resting_since = time.monotonic()
                 # Other callers wait for answers that nobody reads now, or the caller met what
@@ -321,7 +327,7 @@ class Crew:
             self._put_down_after_this = True
 
     def _put_down_reading(self, me: threading.Thread) -> None:
-        with self._state:
+        with self._lock:
             self._put_down_after_this = False
             if self._reader is me and self._awaited is not None and not self._awaited():
                 self._reader, self._take_up_now = None, False

@@ -73,8 +73,11 @@ def write_all(fd: int, data: bytes, deadline: float | None, closed: Callable[[],
     """Write ``data`` to the non-blocking ``fd`` before the deadline. Returns len(data); when the
     peer takes nothing more in time, raises ``TimeoutError`` whose ``args[1]`` is how many bytes
     went out (a message cut short cannot be taken back)."""
+    try:
+        written = os.write(fd, data)  # the usual case: the pipe has room for all of it
+    except BlockingIOError:
+        written = 0
     view = memoryview(data)
-    written = 0
     while written < len(data):
         try:
             written += os.write(fd, view[written:])  # takes what fits

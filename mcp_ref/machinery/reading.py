@@ -19,7 +19,6 @@ Not a spec section: the machinery between a transport and the engine (session.py
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -113,24 +112,33 @@ def _as_answer(data: bytes) -> Message | None:
 
 
 class Countdown:
-    """How many requests are taken in and not yet answered; ``wait_for_zero`` waits, bounded."""
+    """How many requests are taken in and not yet answered; ``wait_for_zero`` waits, bounded.
+
+    Counting takes a plain lock, twice per request; only a thread waiting for zero (the end of
+    input, once per session) makes an Event to be woken by. (A Condition notified on every
+    answer cost a measured share of the server's work per request: benchmarks/RESULTS.md.)"""
 
     def __init__(self) -> None:
         self._count = 0
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
+        self._zero: threading.Event | None = None  # set when the count reaches zero, while waited for
 
     def add(self) -> None:
-        with self._changed:
+        with self._lock:
             self._count += 1
 
     def done(self) -> None:
-        with self._changed:
+        with self._lock:
             self._count -= 1
-            self._changed.notify_all()
+            if self._count == 0 and self._zero is not None:
+                self._zero.set()
+                self._zero = None
 
     def wait_for_zero(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while self._count and time.monotonic() < deadline:
-                self._changed.wait(deadline - time.monotonic())
-            return not self._count
+        with self._lock:
+            if not self._count:
+                return True
+            if self._zero is None:
+                self._zero = threading.Event()
+            zero = self._zero
+        return zero.wait(timeout)
