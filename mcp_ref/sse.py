@@ -62,7 +62,6 @@ import queue
 import secrets
 import socket
 import threading
-import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -73,7 +72,7 @@ from werkzeug.wrappers import Request, Response
 from . import messages
 from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
-from .machinery.http_streams import client_socket, hostname, origin_allowed, peer_gone, pollable
+from .machinery.http_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
 from .machinery.http_streams import sse_event as sse_event
 from .machinery.outbox import Full, Outbox
 from .machinery.redis_relay import relay_from
@@ -109,11 +108,8 @@ DEFAULT_MAX_QUEUED = 1000
 DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024
 # Seconds of silence on a stream before a comment line, so proxies do not drop it.
 KEEPALIVE_SECONDS = 15.0
-# Seconds between checks that an idle stream's client is still there.
-_POLL_SECONDS = 0.5
-# Seconds of silence before a comment line, on a stream whose socket cannot be polled: the
-# write is then how a departed client is found.
-_BLIND_KEEPALIVE_SECONDS = 1.0
+# (How often an idle stream checks that its client is still there, and the shorter keep-alive
+# of a stream whose socket cannot be polled: machinery/http_streams.py, shared with Streamable HTTP.)
 # Seconds a client is told to wait when the relay cannot reach the session's process.
 RELAY_RETRY_AFTER_SECONDS = 2
 
@@ -277,28 +273,14 @@ class SseApp:
         query = urllib.parse.urlencode({self.session_param: session_id})
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
 
-        # A socket we can poll tells at once that its client left; otherwise a write must.
-        watched = pollable(sock)
-        keepalive = self.keepalive if watched is not None else min(self.keepalive, _BLIND_KEEPALIVE_SECONDS)
+        # A socket we can poll tells at once that its client left; otherwise a write must, so
+        # a stream we cannot poll sends its keep-alive comments more often (machinery/http_streams.py).
+        writer = SseStreamWriter(pollable(sock), self.keepalive)
 
         def stream() -> Iterator[bytes]:
             try:
                 yield sse_event("endpoint", endpoint)
-                last_write = time.monotonic()
-                while True:
-                    try:
-                        data = transport.outbox.get(timeout=_POLL_SECONDS)
-                    except queue.Empty:
-                        if peer_gone(watched):
-                            return
-                        if time.monotonic() - last_write >= keepalive:
-                            last_write = time.monotonic()
-                            yield b": keepalive\n\n"  # a comment: idle proxies keep the connection
-                        continue
-                    if data is None:
-                        return
-                    yield sse_event("message", data)
-                    last_write = time.monotonic()
+                yield from writer.events(transport.outbox)  # every message as a "message" event
             finally:  # the client went away, or the session ended: either way, end both
                 session.close("the client's event stream closed")
 
