@@ -29,7 +29,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from .wire import Wire
+from .wire import Wire, local_http_server
 
 RELAY = str(Path(__file__).with_name("relay.py"))
 # What each event of the relay means, in the words a report uses (the names stay in the code).
@@ -169,21 +169,7 @@ class SseLink(Wire):
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self.connected = threading.Event()
         self.endpoint = f"/messages?session={self._session}"
-        link = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                link.handle_get(self)
-
-            def do_POST(self) -> None:
-                link.handle_post(self)
-
-        self._http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._http.daemon_threads = True
-        threading.Thread(target=self._http.serve_forever, name="check-sse-link", daemon=True).start()
+        self._http = local_http_server(self, "check-sse-link")
 
     @property
     def server_argument(self) -> str:

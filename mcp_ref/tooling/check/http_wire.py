@@ -34,7 +34,7 @@ import urllib.parse
 from typing import Any
 
 from .sse_wire import SseEventParser, http_request, open_connection, request_target
-from .wire import ConnectFailed, Wire, parse
+from .wire import ConnectFailed, Wire, local_http_server, parse
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -199,26 +199,7 @@ class StreamableHttpLink(Wire):
         self._outbox: queue.Queue[bytes | None] = queue.Queue()  # what belongs to no request
         self._listening = threading.Event()  # a GET stream is open
         self._closed = threading.Event()
-        link = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"  # one response per connection, ended by closing it
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                link.handle_post(self)
-
-            def do_GET(self) -> None:
-                link.handle_get(self)
-
-            def do_DELETE(self) -> None:
-                link.handle_delete(self)
-
-        self._http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._http.daemon_threads = True
-        threading.Thread(target=self._http.serve_forever, name="check-http-link", daemon=True).start()
+        self._http = local_http_server(self, "check-http-link")  # HTTP/1.0: one response per connection
 
     @property
     def server_argument(self) -> str:

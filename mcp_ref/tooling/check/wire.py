@@ -19,6 +19,7 @@ pretty-printed message split over lines).
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import queue
@@ -319,3 +320,23 @@ def kill_all() -> None:
                 proc.kill()
         except OSError:
             pass
+
+
+def local_http_server(link: Any, name: str) -> http.server.ThreadingHTTPServer:
+    """An HTTP server on a free port of 127.0.0.1, serving on a daemon thread named ``name``, that
+    hands every GET, POST and DELETE to ``link.handle_get``, ``handle_post``, ``handle_delete``
+    (a method the link lacks is answered 501 by the standard library). For the links that play
+    the server's part of an HTTP transport to a client under test."""
+    handler = type("LinkHandler", (http.server.BaseHTTPRequestHandler,), {"log_message": _quiet})
+    for verb in ("GET", "POST", "DELETE"):
+        handle = getattr(link, f"handle_{verb.lower()}", None)
+        if handle is not None:
+            setattr(handler, f"do_{verb}", lambda request, handle=handle: handle(request))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name=name, daemon=True).start()
+    return server
+
+
+def _quiet(request: http.server.BaseHTTPRequestHandler, format: str, *args: Any) -> None:
+    """No access log on stderr: the link records what matters in its transcript."""
