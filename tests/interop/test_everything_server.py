@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mcp_ref import Client
 
+from ..test_check import check_json
 from .node_peers import EVERYTHING, free_port, npx, stop_group, wait_listening
 
 
@@ -70,3 +72,24 @@ def test_our_client_uses_the_everything_server_over_streamable_http(everything: 
         client.ping()
         session_id = client.session._transport.session_id  # type: ignore[attr-defined]
         assert session_id  # it gave one; DELETE ends it as we close
+
+
+def test_the_kit_over_streamable_http_grades_the_transports_own_rules_as_the_spec_does(
+        everything: str, tmp_path: Path) -> None:
+    """`mcp-ref check server --http` against a server that follows the 2025-03-26 transport page
+    where it differs from a 2024-11-05 session: it refuses requests without a session id (HTTP
+    400, an error with a null id: SHTTP-38) and takes batches (SHTTP-11). A refusal before the
+    session exists is an answer, not silence; where the page and 2024-11-05 disagree (a ping
+    before initialize, batches) the verdict is a warning naming both, never a MUST failure."""
+    code, report, out = check_json(tmp_path, "server", "--http", everything, "--only", "lifecycle", "ping",
+                                   "basic/messages", "--timeout", "10")
+    cases = {c["name"]: c for c in report["cases"]}
+    assert not [name for name, c in cases.items() if c["status"] == "FAIL"], out
+    early = cases["lifecycle.survives-a-request-before-initialize"]
+    assert early["status"] == "PASS" and any("HTTP 400" in note and "SHTTP-38" in note for note in early["notes"]), out
+    ping = cases["ping.ping-before-initialize"]
+    assert ping["status"] == "WARN" and "SHTTP-38" in ping["findings"][0]["message"], out
+    batches = cases["messages.answers-invalid-envelopes-with-32600"]
+    assert batches["status"] == "WARN", out
+    assert {f["sent"] for f in batches["findings"]} <= {"[]", '[{"jsonrpc":"2.0","id":"mcp-ref-check-batch","method":"ping"}]'}
+    assert all("SHTTP-11" in f["message"] for f in batches["findings"]), out

@@ -60,6 +60,7 @@ class StreamableHttpWire(Wire):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.post_statuses: list[int] = []
+        self._sessionless_refusals: list[tuple[Any, int]] = []  # (request id, status): SHTTP-38's 400s
         self.status = 200  # as SseWire's: there is no stream to open before the first message
         self._init_id: Any = None
         self._open: list[Any] = []  # connections still being read, for close()
@@ -80,9 +81,9 @@ class StreamableHttpWire(Wire):
         if is_request and msg.get("method") == "initialize":
             self._init_id = msg["id"]
         conn = open_connection(self.url, self.timeout)
+        sent_headers = {"Content-Type": "application/json", **self._headers()}
         try:
-            conn.request("POST", request_target(self.url), body=data,
-                         headers={"Content-Type": "application/json", **self._headers()})
+            conn.request("POST", request_target(self.url), body=data, headers=sent_headers)
             response = conn.getresponse()
         except OSError as exc:
             conn.close()
@@ -93,6 +94,8 @@ class StreamableHttpWire(Wire):
             return
         status = response.status
         self.post_statuses.append(status)
+        if is_request and 400 <= status < 500 and SESSION_HEADER not in sent_headers:
+            self._sessionless_refusals.append((msg["id"], status))
         kind = (response.getheader("Content-Type", "") or "").split(";")[0].strip().lower()
         self.note(f"POST {request_target(self.url)} -> HTTP {status} ({kind or 'no content type'})")
         if is_request and msg.get("method") == "initialize" and response.getheader(SESSION_HEADER):
@@ -115,6 +118,10 @@ class StreamableHttpWire(Wire):
                 self.note(f"HTTP {status} body: {body[:200].decode('utf-8', 'replace')!r}")
         if isinstance(msg, dict) and msg.get("method") == "notifications/initialized" and 200 <= status < 300:
             threading.Thread(target=self._listen, name="check-http-get", daemon=True).start()
+
+    def refused_without_session(self, request_id: Any) -> int | None:
+        return next((status for rid, status in self._sessionless_refusals
+                     if type(rid) is type(request_id) and rid == request_id), None)
 
     def _take(self, raw: bytes) -> None:
         _, msg, _ = parse(raw)

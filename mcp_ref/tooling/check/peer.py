@@ -56,6 +56,7 @@ class Reply:
     waited: float = 0.0  # seconds the kit really waited for the answer
     progress: int = 0  # progress notifications for this request's token seen while waiting
     sent_seq: int = -1  # the request's position in the transcript
+    refused_without_session: int | None = None  # Streamable HTTP: the POST's 4xx, sent before any session
 
     @property
     def answered(self) -> bool:
@@ -88,6 +89,8 @@ class Reply:
             return self.got
         if self.closed:
             return "(the connection ended)"
+        if self.refused_without_session is not None:
+            return f"(HTTP {self.refused_without_session}, with no JSON-RPC error in its body)"
         return f"(nothing within {waited(self.waited or timeout or 0.0)})"
 
 
@@ -179,6 +182,7 @@ class Peer:
         start = len(self.wire.transcript)  # before sending: over SSE the server may answer (or ask) before the POST returns
         reply = Reply(self.wire.send(msg), rid, method)
         reply.sent_seq = start
+        reply.refused_without_session = self.wire.refused_without_session(rid)
         return reply
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
@@ -198,12 +202,15 @@ class Peer:
         started = time.monotonic()
         deadline = started + step
         hard = started + (limit if limit is not None else step)
+        if reply.refused_without_session is not None:  # the refusal is the answer: its body, if any, is here
+            deadline = hard = started
         try:
             while True:
                 try:
                     incoming = self.wire.receive(deadline - time.monotonic())
                 except WaitTimeout:
-                    if self.judge_start and not self._answered_once and self.wire.received == 0:
+                    if (self.judge_start and not self._answered_once and self.wire.received == 0
+                            and reply.refused_without_session is None):
                         self._confirm_start(reply, started)
                     return reply
                 if incoming is None:
@@ -212,9 +219,10 @@ class Peer:
                 msg = incoming.msg
                 if isinstance(msg, dict) and "method" not in msg and "id" in msg:
                     self._answer_seen()
-                    if same_id(msg["id"], reply.request_id) or str(msg["id"]) == str(reply.request_id):
+                    refusal = reply.refused_without_session is not None and msg["id"] is None and "error" in msg
+                    if refusal or same_id(msg["id"], reply.request_id) or str(msg["id"]) == str(reply.request_id):
                         reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
-                        reply.id_mismatch = not same_id(msg["id"], reply.request_id)
+                        reply.id_mismatch = not refusal and not same_id(msg["id"], reply.request_id)
                         return reply
                 elif (progress_token is not None and isinstance(msg, dict)
                       and msg.get("method") == "notifications/progress"

@@ -118,6 +118,10 @@ class ServerCheck(Recorder):
     def answered(self, reply: Reply, what: str, no_answer_id: str = "MSG-01") -> None:
         """End the case with a finding if the request got no answer at all (a knock-on finding,
         should the server turn out to have gone away)."""
+        if reply.refused_without_session is not None:  # Streamable HTTP: the refusal is an answer
+            self.note(f"{what}: the POST was refused with HTTP {reply.refused_without_session}, before any session "
+                      "existed (SHTTP-38: a request without a session id, other than initialize, may be refused so)")
+            return
         if not reply.answered:
             self.fail(no_answer_id, f"{what}: no response (every request needs one)", reply.sent,
                       reply.got_text(), knock_on=True)
@@ -135,6 +139,10 @@ class ServerCheck(Recorder):
     def expect_result(self, reply: Reply, req_id: str, what: str, no_answer_id: str = "MSG-01",
                       peer: Peer | None = None) -> Any:
         """The result of ``reply``, or the case ends: no answer -> ``no_answer_id``, an error -> ``req_id``."""
+        if not reply.is_result and reply.refused_without_session is not None:
+            self.fail(req_id, f"{what}: refused with HTTP {reply.refused_without_session}, as the Streamable HTTP page "
+                      "lets a server refuse a request that carries no session id (SHTTP-38, 2025-03-26), where "
+                      f"{req_id} asks for a result: the two disagree, so a warning", reply.sent, reply.got_text(), level="SHOULD")
         self.answered(reply, what, no_answer_id)
         if not reply.is_result:
             if peer is not None:

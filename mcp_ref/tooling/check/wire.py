@@ -270,6 +270,11 @@ class Wire:
                 pass
         return item
 
+    def refused_without_session(self, request_id: Any) -> int | None:
+        """The HTTP status with which the request ``request_id`` was refused before any session
+        existed (Streamable HTTP's SHTTP-38); None on the other transports."""
+        return None
+
     def describe_end(self) -> str:
         """How the peer's side ended, in words."""
         return "ended the connection"
