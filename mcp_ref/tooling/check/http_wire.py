@@ -25,6 +25,7 @@ https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 from __future__ import annotations
 
 import http.server
+import itertools
 import json
 import queue
 import secrets
@@ -61,6 +62,7 @@ class StreamableHttpWire(Wire):
         self.protocol_version: str | None = None
         self.post_statuses: list[int] = []
         self._sessionless_refusals: list[tuple[Any, int]] = []  # (request id, status): SHTTP-38's 400s
+        self._posts = itertools.count(1)  # names each POST's stream
         self.status = 200  # as SseWire's: there is no stream to open before the first message
         self._init_id: Any = None
         self._open: list[Any] = []  # connections still being read, for close()
@@ -94,6 +96,7 @@ class StreamableHttpWire(Wire):
             return
         status = response.status
         self.post_statuses.append(status)
+        stream = f"POST {next(self._posts)}"  # the answer's stream, for what depends on order
         if is_request and 400 <= status < 500 and SESSION_HEADER not in sent_headers:
             self._sessionless_refusals.append((msg["id"], status))
         kind = (response.getheader("Content-Type", "") or "").split(";")[0].strip().lower()
@@ -103,7 +106,7 @@ class StreamableHttpWire(Wire):
         if kind == "text/event-stream" and status == 200:
             with self._lock:
                 self._open.append(conn)
-            threading.Thread(target=self._read_stream, args=(conn, response), name="check-http-post",
+            threading.Thread(target=self._read_stream, args=(conn, response, stream), name="check-http-post",
                              daemon=True).start()
         else:
             try:
@@ -113,7 +116,7 @@ class StreamableHttpWire(Wire):
                 body = b""
             conn.close()
             if body and kind == "application/json":
-                self._take(body)  # the answer, or (at an HTTP error) the server's JSON-RPC error
+                self._take(body, stream)  # the answer, or (at an HTTP error) the server's JSON-RPC error
             elif body and status >= 400:
                 self.note(f"HTTP {status} body: {body[:200].decode('utf-8', 'replace')!r}")
         if isinstance(msg, dict) and msg.get("method") == "notifications/initialized" and 200 <= status < 300:
@@ -123,15 +126,17 @@ class StreamableHttpWire(Wire):
         return next((status for rid, status in self._sessionless_refusals
                      if type(rid) is type(request_id) and rid == request_id), None)
 
-    def _take(self, raw: bytes) -> None:
+    def _take(self, raw: bytes, stream: str) -> None:
         _, msg, _ = parse(raw)
         if self.protocol_version is None and isinstance(msg, dict) and msg.get("id") == self._init_id:
             version = (msg.get("result") or {}).get("protocolVersion") if isinstance(msg.get("result"), dict) else None
             if isinstance(version, str) and version.isascii() and version.isprintable() and len(version) < 40:
                 self.protocol_version = version
-        self._deliver(raw)
+        self._deliver(raw, stream=stream)
 
-    def _read_stream(self, conn: Any, response: Any, get: bool = False) -> None:
+    def _read_stream(self, conn: Any, response: Any, stream: str) -> None:
+        """Every message of one event stream (a POST's, or "GET"), recorded with that stream's
+        name: two streams are read by two threads, so only within one is the order the server's."""
         parser = SseEventParser()
         try:
             if conn.sock is not None:
@@ -139,7 +144,7 @@ class StreamableHttpWire(Wire):
             while chunk := response.read1(65536):
                 for name, data in parser.feed(chunk):
                     if name == "message":
-                        self._take(data.encode("utf-8"))
+                        self._take(data.encode("utf-8"), stream)
         except Exception:  # closed under our feet, or the stream broke
             pass
         finally:
@@ -147,7 +152,7 @@ class StreamableHttpWire(Wire):
                 if conn in self._open:
                     self._open.remove(conn)
             conn.close()
-        if get and not self._closing:
+        if stream == "GET" and not self._closing:
             self.note("the server closed the GET stream")
 
     def _listen(self) -> None:
@@ -168,7 +173,7 @@ class StreamableHttpWire(Wire):
                 conn.close()
                 return
             self._open.append(conn)
-        self._read_stream(conn, response, get=True)
+        self._read_stream(conn, response, "GET")
 
     def close(self) -> None:
         self._closing = True

@@ -61,6 +61,7 @@ class Exchange:
     at: float
     msg: Any = None  # the parsed JSON, when the data was a JSON text
     event: str | None = None  # the SSE event name a message arrived in
+    stream: str | None = None  # Streamable HTTP: the stream it came on ("POST 3": the third POST's, or "GET")
 
     def as_dict(self) -> dict[str, Any]:
         data = self.data if len(self.data) <= MAX_REPORT_TEXT else (
@@ -68,6 +69,8 @@ class Exchange:
         out: dict[str, Any] = {"dir": self.direction, "data": data, "at": round(self.at, 3)}
         if self.event is not None:
             out["event"] = self.event
+        if self.stream is not None:
+            out["stream"] = self.stream
         return out
 
 
@@ -152,7 +155,8 @@ class Wire:
     def resume(self) -> None:
         self._reading.set()
 
-    def _record(self, direction: str, data: str, msg: Any = None, event: str | None = None) -> int:
+    def _record(self, direction: str, data: str, msg: Any = None, event: str | None = None,
+                stream: str | None = None) -> int:
         with self._lock:
             if len(self.transcript) >= MAX_TRANSCRIPT or self._kept_bytes >= MAX_TRANSCRIPT_BYTES:
                 self.cut += 1
@@ -160,7 +164,7 @@ class Wire:
             if len(data) > MAX_KEPT_TEXT:
                 data = data[:MAX_KEPT_TEXT] + f"... ({len(data)} characters in all; the rest was not kept)"
             self._kept_bytes += len(data)
-            self.transcript.append(Exchange(direction, data, time.monotonic() - self._started, msg, event))
+            self.transcript.append(Exchange(direction, data, time.monotonic() - self._started, msg, event, stream))
             return len(self.transcript) - 1
 
     def note(self, text: str) -> None:
@@ -172,7 +176,8 @@ class Wire:
             self.problems[kind] = self.problems.get(kind, 0) + 1
             self.first_problem.setdefault(kind, example[:300])
 
-    def _deliver(self, raw: bytes, event: str | None = None, problem: str | None = None, counted: bool = False) -> None:
+    def _deliver(self, raw: bytes, event: str | None = None, problem: str | None = None, counted: bool = False,
+                 stream: str | None = None) -> None:
         if problem is None:
             text, msg, problem = parse(raw)
         else:
@@ -181,7 +186,7 @@ class Wire:
             self.problem(problem.split(" (")[0], text)
         elif isinstance(msg, dict) and msg.get("method") == "notifications/message":
             self._count_log()
-        seq = self._record("got", text, msg, event)
+        seq = self._record("got", text, msg, event, stream)
         self.received += 1
         item = Incoming(text, msg, seq, problem)
         while not self._ending:

@@ -1,0 +1,141 @@
+"""A Streamable HTTP MCP server in plain stdlib Python for testing the checker where the order of
+messages on two streams matters. ``python unruly_http_server.py --mode MODE`` binds a free port of
+127.0.0.1 and prints ``listening at URL`` first; see MODES.
+
+It serves one endpoint, /mcp (revision 2025-03-26's transport, carrying 2024-11-05 messages):
+``initialize`` starts a session (``Mcp-Session-Id``), a request without one is refused with HTTP
+400, notifications get 202, GET opens the session's stream, DELETE ends it. It declares no
+capability and serves ``ping``. A request carrying ``_meta.progressToken`` is answered, and then
+a progress notification for that token follows, where and when MODE says.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import queue
+import secrets
+import sys
+import threading
+import time
+from typing import Any
+
+MODES = {
+    "progress-on-the-post-stream": "answer a request with a progress token on an event stream, then send "
+                                   "its progress on that same stream (after the response: wrong)",
+    "progress-on-the-get-stream-at-once": "answer in JSON, and send the progress on the GET stream at that moment",
+    "progress-on-the-get-stream-later": "answer in JSON, and send the progress on the GET stream 0.8 s later "
+                                        "(wrong: long after the response); the next such request is answered "
+                                        "only after 1.2 s, so the client is still listening",
+}
+LATER = 0.8
+HOLD = 1.2
+
+STREAMS: dict[str, queue.Queue[bytes]] = {}  # session id -> what its GET stream sends
+TOKENS = {"seen": 0}
+LOCK = threading.Lock()
+
+
+def progress(token: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": token, "progress": 1}}).encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    mode = "progress-on-the-post-stream"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def send(self, status: int, body: bytes = b"", kind: str = "application/json",
+             headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        try:
+            msg = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        except ValueError:
+            self.send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')
+            return
+        session = self.headers.get("Mcp-Session-Id")
+        if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
+            self.send(202)  # notifications and responses
+            return
+        if msg["method"] == "initialize":
+            session = secrets.token_hex(8)
+            STREAMS[session] = queue.Queue()
+            result = {"protocolVersion": "2024-11-05", "capabilities": {},
+                      "serverInfo": {"name": "unruly-http", "version": "1.0"}}
+            self.send(200, json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode(),
+                      headers={"Mcp-Session-Id": session})
+            return
+        if session not in STREAMS:
+            self.send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no session"}}')
+            return
+        answer = (json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) if msg["method"] == "ping" else
+                  json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}}))
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        if "progressToken" not in meta:
+            self.send(200, answer.encode())
+            return
+        token = meta["progressToken"]
+        with LOCK:
+            TOKENS["seen"] += 1
+            seen = TOKENS["seen"]
+        if self.mode == "progress-on-the-post-stream":
+            events = b"event: message\ndata: " + answer.encode() + b"\n\nevent: message\ndata: " + progress(token) + b"\n\n"
+            self.send(200, events, kind="text/event-stream")
+            return
+        if self.mode == "progress-on-the-get-stream-later" and seen == 2:
+            time.sleep(HOLD)
+        self.send(200, answer.encode())
+        delay = LATER if self.mode == "progress-on-the-get-stream-later" else 0.0
+        threading.Timer(delay, STREAMS[session].put, args=(progress(token),)).start()
+
+    def do_GET(self) -> None:
+        outbox = STREAMS.get(self.headers.get("Mcp-Session-Id") or "")
+        if outbox is None:
+            self.send(400, b"no session")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            while True:
+                try:
+                    data = outbox.get(timeout=1.0)
+                except queue.Empty:
+                    self.wfile.write(b": keepalive\n\n")
+                    self.wfile.flush()
+                    continue
+                self.wfile.write(b"event: message\ndata: " + data + b"\n\n")
+                self.wfile.flush()
+        except OSError:
+            return
+
+    def do_DELETE(self) -> None:
+        STREAMS.pop(self.headers.get("Mcp-Session-Id") or "", None)
+        self.send(200)
+
+
+def main() -> None:
+    mode = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv else "progress-on-the-post-stream"
+    if mode not in MODES:
+        raise SystemExit(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
+    Handler.mode = mode
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(f"listening at http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
