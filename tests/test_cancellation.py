@@ -18,7 +18,7 @@ import pytest
 
 from mcp_ref import Client, RequestCancelled, RequestContext, RequestTimeout, Server
 
-from .conftest import wait_until
+from .conftest import ROOT, TEST_SERVER, wait_until
 from .servers import server as test_server
 
 
@@ -184,6 +184,36 @@ seen["still serving"] = True
 client.close()
 print(json.dumps(seen))
 """
+
+
+INTERRUPTED_STDIO_CALLER = """
+import json, os, signal, sys, threading, time
+from mcp_ref import Client
+
+client = Client.stdio([sys.executable, "-m", "mcp_ref", "serve", sys.argv[1]], timeout=10)
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+seen = {}
+try:
+    client.request("test/sleep", {"seconds": 10})
+    seen["interrupted"] = False
+except KeyboardInterrupt:
+    seen["interrupted"] = True
+deadline = time.monotonic() + 5
+while not (records := client.request("test/cancelled")["cancelled"]) and time.monotonic() < deadline:
+    time.sleep(0.05)
+seen["reasons"] = [record["reason"] for record in records]
+client.close()
+print(json.dumps(seen))
+"""
+
+
+def test_ctrl_c_in_a_caller_reading_its_own_answer_over_stdio_cancels_its_request() -> None:
+    """The same over stdio, where a lone caller reads the server's stdout itself (crew.py, rule
+    6): the interrupted read hands the reading back, and the server hears the cancellation."""
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_STDIO_CALLER, TEST_SERVER], capture_output=True,
+                          text=True, timeout=30, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"interrupted": True, "reasons": ["the caller was interrupted"]}
 
 
 def test_ctrl_c_in_a_waiting_caller_cancels_its_request() -> None:

@@ -26,6 +26,8 @@ MODES = {
     "no-endpoint": "open the event stream but never send the endpoint event",
     "hang-unknown-session": "leave a POST for an unknown session without any answer",
     "exit-after-posts": "exit (the whole process) after the 12th POST, mid-run",
+    "answers-out-of-order": "answer every other ping 0.2 s late, so that the next one's answer overtakes it "
+                            "(JSON-RPC lets answers come in any order)",
     "few-workers": "serve at most 40 connections at a time, each waiting for its request without a time limit: "
                    "idle or half-sent connections starve everyone else",
 }
@@ -179,7 +181,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 response = ({"jsonrpc": "2.0", "id": msg["id"], "result": result} if result is not None else
                             {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
 
-            outbox.put(json.dumps(response, separators=(",", ":")).encode())
+            data = json.dumps(response, separators=(",", ":")).encode()
+            if self.mode == "answers-out-of-order" and msg.get("method") == "ping" and count % 2:
+                threading.Timer(0.2, outbox.put, args=(data,)).start()  # the next ping's answer overtakes it
+                return
+            outbox.put(data)
 
     def reply(self, status: int, body: bytes) -> None:
         self.send_response(status)

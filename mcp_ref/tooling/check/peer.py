@@ -204,6 +204,8 @@ class Peer:
         hard = started + (limit if limit is not None else step)
         if reply.refused_without_session is not None:  # the refusal is the answer: its body, if any, is here
             deadline = hard = started
+        if self._claim_filed(reply):  # answered already, while the kit waited for another request
+            return reply
         try:
             while True:
                 try:
@@ -313,6 +315,18 @@ class Peer:
             seen.append(incoming)
             self._file(incoming)
         return seen
+
+    def _claim_filed(self, reply: Reply) -> bool:
+        """Take ``reply``'s answer from the strays, if it arrived while the kit waited for another
+        request: answers may come in any order (a server may answer its requests concurrently)."""
+        for incoming in self.stray:
+            msg = incoming.msg
+            if (incoming.seq > reply.sent_seq and isinstance(msg, dict) and "method" not in msg and "id" in msg
+                    and same_id(msg["id"], reply.request_id)):
+                self.stray.remove(incoming)
+                reply.msg, reply.got, reply.seq = msg, incoming.raw, incoming.seq
+                return True
+        return False
 
     def _file(self, incoming: Incoming) -> None:
         msg = incoming.msg
