@@ -9,6 +9,7 @@ werkzeug server on 127.0.0.1 port 0, and raw sockets for clients that misbehave.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -274,10 +275,17 @@ def lazy_client(http: SseHttpServer) -> tuple[socket.socket, str]:
     lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills fast
     lazy.connect(("127.0.0.1", http.port))
     lazy.sendall(b"GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    lazy.settimeout(10)  # every wait bounded: the endpoint event comes at once
     received = b""
-    while b"session_id=" not in received or not received.endswith(b"\n\n"):
-        received += lazy.recv(4096)
-    path = received.split(b"data: ", 1)[1].split(b"\n")[0].decode()
+    # The endpoint's data line, complete. (Not "the bytes end with a blank line": werkzeug frames
+    # the stream in HTTP chunks, and a read that also takes a chunk's closing CRLF ends otherwise;
+    # the loop then waited for bytes that never came.)
+    while (found := re.search(rb"data: (\S*session_id=\S+)\r?\n", received)) is None:
+        chunk = lazy.recv(4096)
+        assert chunk, f"the server closed the stream before its endpoint event: {received!r}"
+        received += chunk
+    lazy.settimeout(None)
+    path = found.group(1).decode()
     endpoint = http.url.rsplit("/sse", 1)[0] + path
     assert post(endpoint, INIT).status_code == 202
     assert post(endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202

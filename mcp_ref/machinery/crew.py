@@ -29,9 +29,10 @@ The rules:
    only: when it meets anything else (a notification and its callback, a request of the peer,
    the end of input), it hands that over with the reading (``hand_over``) and the standby takes
    the reading up at once, so the user's callbacks and the session's end run on crew threads,
-   in order, and never hold a caller past its timeout. Only a crew told whether answers are
-   ``awaited`` does this (the stdio client: its transport can bound a read by the caller's own
-   timeout). Measured side by side (benchmarks/history.py): the client's CPU per round trip
+   in order, and never hold a caller past its timeout. It reads ``CALLER_LOOKS_UP`` at a time,
+   so an answer another thread sets (``cancel()``, ``close()``) ends its wait at once. Only a
+   crew told whether answers are ``awaited`` does this (the stdio client: its transport can
+   bound a read by the caller's own timeout). Measured side by side (benchmarks/history.py): the client's CPU per round trip
    fell, and the round trip too while the machine wakes threads quickly (the figures:
    benchmarks/RESULTS.md).
 7. So that callers find the reading free, the member reading puts it down when the last awaited
@@ -70,6 +71,8 @@ log = logging.getLogger("mcp_ref.machinery.crew")
 
 STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standby takes over
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
+CALLER_LOOKS_UP = 0.1  # seconds a caller reading for itself reads before it checks whether its answer was
+                       # set by another thread (cancel(), close()): then it stops at once, not at its deadline
 
 Job = Callable[[], None]  # work for a member: run it by calling it
 
@@ -302,7 +305,7 @@ class Crew:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                self._read(left)  # answers only: anything else is handed over (hand_over)
+                self._read(min(left, CALLER_LOOKS_UP))  # answers only: anything else is handed over (hand_over)
         finally:
             with self._lock:
                 self._reader, self._caller_reads = None, False
