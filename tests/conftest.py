@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -23,6 +24,12 @@ from .schema_tap import SCHEMA_PATH, SchemaTap, schema_available
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_SERVER = str(ROOT / "tests" / "servers.py") + ":server"
+
+# Tests send Ctrl-C (SIGINT) to programs they start. A shell that starts the suite in the
+# background (`make test &`) makes it ignore SIGINT, and an ignored signal stays ignored in every
+# child: those programs would never feel it. With a handler here, children start with the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _no_constants(name: str) -> Any:

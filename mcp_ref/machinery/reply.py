@@ -17,7 +17,9 @@ Not a spec section: the machinery under the engine (session.py), which keeps an
    it first, the answer is ours and the caller gets it, though the time ran out as it came, and
    no cancellation goes out for a request that was answered (CAN-02). The same step decides when
    the wait ends any other way: ``close()`` from another thread, the connection ending, Ctrl-C in
-   the caller (the request is given up before the interruption goes on, unless answered).
+   the caller (the request is given up before the interruption goes on, unless answered). The
+   main thread waits in slices (``MAIN_THREAD_LOOKS_UP``): Ctrl-C's signal may reach any thread,
+   and Python raises KeyboardInterrupt in the main thread only when it runs again.
 4. Where the engine lets callers read (crew.py, rule 6), a caller with nobody else reading reads
    its own answer first (``Asker.read_until``), and so needs no other thread to hand it over.
 """
@@ -34,6 +36,7 @@ from ..messages import McpError, RequestId, RequestTimeout
 CANCEL_NOTICE_TIMEOUT = 2.0  # seconds the peer gets to take a notifications/cancelled of ours
 INTERRUPTED_NOTICE_TIMEOUT = 0.5  # the same, when the caller was interrupted (Ctrl-C): it wants out
 SETTLE_TIMEOUT = 1.0  # seconds; whoever takes a request out of the pending table sets its reply next
+MAIN_THREAD_LOOKS_UP = 0.1  # seconds the main thread waits at a time, so that Ctrl-C is felt at once
 
 
 class Reply:
@@ -68,10 +71,25 @@ class Reply:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the answer is here; False if it did not come within ``timeout`` seconds."""
+        if threading.current_thread() is threading.main_thread():
+            return self._wait_interruptibly(timeout)
         if not self._arrived.acquire(timeout=-1 if timeout is None else timeout):
             return False
         self._arrived.release()  # it stays "here" for whoever looks next
         return True
+
+    def _wait_interruptibly(self, timeout: float | None) -> bool:
+        """The main thread waits in slices of ``MAIN_THREAD_LOOKS_UP``: Ctrl-C's signal may reach
+        another thread of the process, and Python raises KeyboardInterrupt in the main thread only
+        when it runs again, so one long wait would hold a program past Ctrl-C until its timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = MAIN_THREAD_LOOKS_UP if deadline is None else min(MAIN_THREAD_LOOKS_UP, deadline - time.monotonic())
+            if self._arrived.acquire(timeout=max(0.0, left)):
+                self._arrived.release()
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
 
     def result(self) -> dict[str, Any]:
         """The answer that arrived: its result, or its error raised."""
