@@ -32,9 +32,9 @@ The rules:
    in order, and never hold a caller past its timeout. It reads ``CALLER_LOOKS_UP`` at a time,
    so an answer another thread sets (``cancel()``, ``close()``) ends its wait at once. Only a
    crew told whether answers are ``awaited`` does this (the stdio client: its transport can
-   bound a read by the caller's own timeout). Measured side by side (benchmarks/history.py): the client's CPU per round trip
-   fell, and the round trip too while the machine wakes threads quickly (the figures:
-   benchmarks/RESULTS.md).
+   bound a read by the caller's own timeout). Measured side by side (benchmarks/history.py):
+   the client's CPU per round trip fell, and the round trip too while the machine wakes threads
+   quickly (the figures: benchmarks/RESULTS.md).
 7. So that callers find the reading free, the member reading puts it down when the last awaited
    answer has come in (``answered_all``): the reading *rests*. A caller takes it up; if none
    does within ``STANDBY_DELAY``, the standby does (so the peer's notifications and requests are
