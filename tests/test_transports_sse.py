@@ -80,6 +80,14 @@ class RawStream:
                 return None, line
         raise AssertionError("stream ended")
 
+    def next_message(self, timeout: float = 5) -> tuple[str | None, str]:
+        """The next event, comments passed over: a server may write a comment (our keep-alive)
+        anywhere in the stream, before an answer too when the answer is slow to come."""
+        deadline = time.monotonic() + timeout
+        while (found := self.next_event())[0] is None:
+            assert time.monotonic() < deadline, f"only comments for {timeout} s"
+        return found
+
     def close(self) -> None:
         self.response.close()
 
@@ -115,7 +123,9 @@ def test_stream_headers_and_endpoint_event(http: SseHttpServer, new_tap: Callabl
 def test_messages_flow_and_status_codes(http: SseHttpServer, raw: tuple[RawStream, str]) -> None:
     stream, endpoint = raw
     assert post(endpoint, INIT).status_code == 202  # the answer comes on the stream
-    event, data = stream.next_event()
+    # next_message: with keepalive=0.3, a comment comes first whenever the test is 0.5 s slow
+    # (a loaded machine) between two messages; the stream may carry comments anywhere.
+    event, data = stream.next_message()
     assert event == "message" and json.loads(data)["result"]["serverInfo"]["name"] == "sse-test"
     base = endpoint.split("?")[0]
     checks = [
@@ -135,7 +145,7 @@ def test_messages_flow_and_status_codes(http: SseHttpServer, raw: tuple[RawStrea
     assert "unknown session" in checks[2][0].text and "4194304" in checks[4][0].text
     # after all that, the session still serves
     assert post(endpoint, {"jsonrpc": "2.0", "id": "p", "method": "ping"}).status_code == 202
-    assert stream.next_event() == ("message", '{"jsonrpc":"2.0","id":"p","result":{}}')
+    assert stream.next_message() == ("message", '{"jsonrpc":"2.0","id":"p","result":{}}')
 
 
 def test_localhost_origins_pass_and_others_can_be_allowed(http: SseHttpServer, raw: tuple[RawStream, str]) -> None:
