@@ -56,8 +56,7 @@ class RequestContext(cancellation.Cancellable, progress.ReportsProgress):
     def __init__(self, session: Session, request_id: RequestId | None, method: str, params: dict[str, Any]):
         self.session = session
         self.request_id = request_id
-        self.method = method
-        self.params = params
+        self.method, self.params = method, params
         self.cancellation = cancellation.Cancellation()  # the flag cancellation.receive sets
         self.progress = progress.Reporter(progress.token_of(params), session.notify)
 
@@ -108,8 +107,9 @@ class Session:
         reading = Reading(transport, handle=self._dispatch, take_answer=self._take_answer, ended=self._input_ended,
                           framing_error=lambda exc: self._answer(None, exc), hand_over=lambda: self._crew.hand_over(),
                           broken=lambda exc: self._shutdown(f"transport failed: {exc}"))
-        self._crew = Crew(name, reading.read, max_threads=max_running + 1,
+        self._crew = Crew(name, reading.read, max_threads=max_running + 1, waiting=getattr(transport, "waiting", None),
                           awaited=self._awaiting_answers if self._callers_read else None)
+        getattr(transport, "on_arrival", lambda arrived: None)(self._crew.message_arrived)  # a nudged crew: its rule 3
         self._dispatching = False  # the reader is handling a message that must finish first
 
     # --- running and ending ----------------------------------------------------------------------

@@ -119,8 +119,9 @@ RELAY_RETRY_AFTER_SECONDS = 2
 
 
 class _StreamTransport:
-    """One SSE session: POST bodies go into ``inbox``, the stream drains ``outbox``
-    (machinery/outbox.py: at most ``max_queued`` messages of at most ``max_queued_bytes``).
+    """One SSE session: POST bodies go into ``inbox`` (``deliver``, which tells the session's crew:
+    crew.py, rule 3), the stream drains ``outbox`` (machinery/outbox.py: at most ``max_queued``
+    messages of at most ``max_queued_bytes``).
 
     A sender that finds no room waits for it, up to its timeout. If none comes, the stream has
     taken nothing: its writer is stuck, the client is not reading. ``send`` then raises
@@ -135,6 +136,19 @@ class _StreamTransport:
         self._socket = sock
         self._closed = False
         self._stalled = False
+        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
+
+    def deliver(self, data: bytes | None) -> None:
+        """Into the inbox (None: the end of input), then the session's crew hears of it."""
+        self.inbox.put(data)
+        self._arrived()
+
+    def waiting(self) -> bool:
+        """Whether a message waits unread in the inbox."""
+        return not self.inbox.empty()
+
+    def on_arrival(self, arrived: Callable[[], None]) -> None:
+        self._arrived = arrived
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         try:
@@ -156,7 +170,7 @@ class _StreamTransport:
         if not self._closed:
             self._closed = True
             self.outbox.close()  # a sender waiting for room gives up at once
-            self.inbox.put(None)
+            self.deliver(None)
             self.outbox.end()
             if self._stalled and self._socket is not None:
                 try:
@@ -266,7 +280,7 @@ class SseApp:
                               headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
             self._streams[session_id] = transport  # the place is taken before the session exists
         # Reachable from every process (through the relay) before the client learns the endpoint.
-        self.relay.hold(session_id, transport.inbox.put)
+        self.relay.hold(session_id, transport.deliver)
         session = self.server.open_session(transport, trace=self.trace)
         session.on_close(lambda s: self._forget(session_id))
         session.start()
@@ -334,6 +348,10 @@ def _accepted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
     each message (a measured gain: benchmarks/RESULTS.md)."""
     start_response("202 Accepted", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "8")])
     return [b"Accepted"]
+
+
+def _no_one() -> None:
+    """Who hears of a message before the session hooks its crew: nobody needs to."""
 
 
 def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:

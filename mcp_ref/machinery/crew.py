@@ -15,8 +15,12 @@ The rules:
 3. So that a long request never stops the reading (a ping must still be answered, a
    cancellation seen, the answer to the handler's own request to the peer read), one other
    member waits on *standby*. If the reader is still busy with the same request after
-   ``STANDBY_DELAY`` seconds, the standby becomes the reader. When the old reader finishes its
-   request it becomes the standby, or leaves the crew if there is one already.
+   ``STANDBY_DELAY`` seconds, the standby becomes the reader. A crew whose transport tells when
+   a message waits unread (``waiting``, and ``message_arrived`` called after each message put
+   in its queue: the sessions of SSE and Streamable HTTP) is *nudged* instead: its standby
+   becomes the reader as soon as a message waits while the reader is busy, and not otherwise.
+   When the old reader finishes its request it becomes the standby, or leaves the crew if there
+   is one already.
 4. If no member can stand by (all are busy with long requests), the reader queues a request
    instead of running it (at most ``max_queued``), and a member that finishes takes the next.
    Work handed in from outside (``submit``) waits in the same queue.
@@ -50,9 +54,17 @@ The standby is not woken for every request (that would put back the wake-up rule
 while requests keep coming (one started within the last ``STANDBY_DELAY``), or a caller reads,
 it checks the reader every ``STANDBY_DELAY``; when a check finds no request started since then,
 it sleeps without a timeout, and the next request wakes it. So a busy session pays one check
-every ``STANDBY_DELAY``, not one per request, and a quiet one (a request now and then, as with
-many SSE clients on one server) pays about two per request, not a check every ``STANDBY_DELAY``
-for as long as it is open (a measured gain: benchmarks/RESULTS.md).
+every ``STANDBY_DELAY``, not one per request, and a quiet one (a request now and then) pays
+about two per request, not a check every ``STANDBY_DELAY`` for as long as it is open (a
+measured gain: benchmarks/RESULTS.md). A nudged crew pays none of these: its standby sleeps
+without a timeout, through requests too, and is woken only when a message waits while the
+reader is busy (many quiet SSE clients on one server: a measured gain, benchmarks/RESULTS.md).
+No message is missed, because every decision is taken under the lock: the reader, as it starts
+a request, asks ``waiting()`` (a message queued before that is seen then); ``message_arrived``,
+called after the message is queued, sees the reader busy (a message queued after that is
+nudged then); a nudge is forgotten when the request ends (the reader reads the message
+itself) or when the standby takes over. The end of input comes through the same queue, so it
+is nudged too, and ``stop()`` wakes every member as before.
 """
 
 from __future__ import annotations
@@ -122,11 +134,13 @@ class Crew:
     (wait for a message as long as it takes), callers the time they have left (rule 6).
     ``on_error(exc)`` hears of an exception that escaped a job or ``read()`` (both should handle
     their own). ``awaited()``, if given, says whether any request of ours still waits for its
-    answer, and turns rule 6 on."""
+    answer, and turns rule 6 on. ``waiting()``, if given, says whether a message waits unread
+    in the transport's queue, and makes the crew nudged (rule 3): the transport must then call
+    ``message_arrived()`` after each message (or end of input) it queues."""
 
     def __init__(self, name: str, read: Callable[[float | None], RefusableJob | None], *, max_threads: int,
                  max_queued: int = DEFAULT_MAX_QUEUED, on_error: Callable[[BaseException], None] | None = None,
-                 awaited: Callable[[], bool] | None = None):
+                 awaited: Callable[[], bool] | None = None, waiting: Callable[[], bool] | None = None):
         if max_threads < 2:
             raise ValueError("a crew needs at least two threads: a reader and a standby")
         self.name = name
@@ -135,11 +149,13 @@ class Crew:
         self._max_queued = max_queued
         self._on_error = on_error
         self._awaited = awaited
+        self._waiting = waiting  # None: the standby checks a busy reader after STANDBY_DELAY (rule 3)
         # _lock guards every field below; _state, a condition on it, is notified when the sleeping
-        # standby must look again: a request started, a job was queued, or the crew stopped. (Taken
-        # as ``with self._lock``, a plain lock costs less than the condition's own ``with``, on
-        # every request and every caller's read: a measured gain, benchmarks/RESULTS.md. It is not
-        # re-entrant: nothing done under it takes it again.)
+        # standby must look again: a request started (on a nudged crew: a message waits while the
+        # reader is busy), a job was queued, or the crew stopped. (Taken as ``with self._lock``, a
+        # plain lock costs less than the condition's own ``with``, on every request and every
+        # caller's read: a measured gain, benchmarks/RESULTS.md. It is not re-entrant: nothing done
+        # under it takes it again; ``waiting()``, called under it, must not take it either.)
         self._lock = threading.Lock()
         self._state = threading.Condition(self._lock)
         self._reader: threading.Thread | None = None  # None: the reading rests (rule 7)
@@ -151,6 +167,7 @@ class Crew:
         self._standby: threading.Thread | None = None
         self._standby_sleeping = False  # in a wait without timeout: must be woken by notify
         self._busy_since: float | None = None  # when the reader started the request it runs
+        self._take_over_now = False  # nudged crew: a message waits while the reader is busy (rule 3)
         self._last_start = 0.0  # when the reader last started a request
         self._members = 0
         self._queue: collections.deque[Job] = collections.deque()
@@ -236,9 +253,9 @@ class Crew:
                     # Rule 7: no caller took the reading up: take it up again.
                     self._reader, self._standby, self._take_up_now = me, None, False
                     return Task.READ, _nothing
-                if busy_since is not None and now - busy_since >= STANDBY_DELAY:
-                    # The reader has been on one request too long: take over the reading.
-                    self._reader, self._standby, self._busy_since = me, None, None
+                if busy_since is not None and (self._take_over_now or now - busy_since >= STANDBY_DELAY):
+                    # The reader has been on one request too long, or a message waits: take over the reading.
+                    self._reader, self._standby, self._busy_since, self._take_over_now = me, None, None, False
                     return Task.READ, _nothing
                 needed = resting or self._caller_reads or busy_since is not None  # the invariant
                 if self._queue and (not needed or self._members < self._max_threads):
@@ -247,11 +264,12 @@ class Crew:
                     if needed:
                         self._new_member_locked("standby").start()
                     return Task.WORK, self._queue.popleft()
+                nudged = self._waiting is not None  # then a message that waits wakes it (message_arrived)
                 if resting:
                     self._state.wait(self._resting_since + STANDBY_DELAY - now)
-                elif busy_since is not None:
+                elif busy_since is not None and not nudged:
                     self._state.wait(busy_since + STANDBY_DELAY - now)
-                elif self._caller_reads or now - self._last_start < STANDBY_DELAY:
+                elif self._caller_reads or (not nudged and now - self._last_start < STANDBY_DELAY):
                     self._state.wait(STANDBY_DELAY)  # requests keep coming: check again soon
                 else:
                     self._standby_sleeping = True
@@ -269,7 +287,11 @@ class Crew:
                 if self._standby is None:
                     self._new_member_locked("standby").start()
                 self._busy_since = self._last_start = time.monotonic()
-                if self._standby_sleeping:
+                if self._waiting is None:
+                    if self._standby_sleeping:
+                        self._state.notify_all()
+                elif self._waiting():  # queued before we became busy: message_arrived saw us idle
+                    self._take_over_now = True
                     self._state.notify_all()
             else:  # rule 4: nobody could take over the reading; queue it, do not block reading
                 try:
@@ -286,6 +308,15 @@ class Crew:
             with self._lock:
                 if self._reader is me:
                     self._busy_since = None
+                    self._take_over_now = False  # a late nudge: this reader reads the message itself
+
+    def message_arrived(self) -> None:
+        """Called by a nudged crew's transport right after it queued a message (or the end of
+        input): if the reader is busy with a request, the standby takes the reading over now (rule 3)."""
+        with self._lock:
+            if self._busy_since is not None and not self._take_over_now:
+                self._take_over_now = True
+                self._state.notify_all()
 
     # --- rules 6 and 7: a caller reads its own answer ---------------------------------------------
 

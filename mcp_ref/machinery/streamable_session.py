@@ -144,8 +144,21 @@ class SessionTransport:
         self._backlog_bytes = 0
         self._max_backlog_bytes = max_queued_bytes
         self._closed = False
+        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
 
     # --- what the client sent (from the HTTP side) ---
+
+    def deliver(self, data: bytes | None) -> None:
+        """Into the inbox (None: the end of input), then the session's crew hears of it (crew.py, rule 3)."""
+        self.inbox.put(data)
+        self._arrived()
+
+    def waiting(self) -> bool:
+        """Whether a message waits unread in the inbox."""
+        return not self.inbox.empty()
+
+    def on_arrival(self, arrived: Callable[[], None]) -> None:
+        self._arrived = arrived
 
     def take(self, body: bytes, msg: dict[str, Any], kind: str, stream: Stream | None) -> McpError | None:
         """Queue one message for the engine; a request's answer will go on ``stream``. Returns the
@@ -166,7 +179,7 @@ class SessionTransport:
                 self._routes[request_id] = Route(stream, msg["method"])
             elif kind is messages.NOTIFICATION and msg["method"] == "notifications/cancelled":
                 self._cancelled(msg.get("params"))
-            self.inbox.put(body)
+            self.deliver(body)  # under the lock: the order of messages and routes is the client's
         return None
 
     def _cancelled(self, params: Any) -> None:
@@ -277,12 +290,16 @@ class SessionTransport:
                 streams.append(self._listener)
             self._routes.clear()
             self._listener = None
-        self.inbox.put(None)
+        self.deliver(None)
         for stream in streams:  # SHTTP-18: they end now, answered or not, as the session has
             stream.end()
 
     def describe_close(self) -> str:
         return "the Streamable HTTP session ended"
+
+
+def _no_one() -> None:
+    """Who hears of a message before the session hooks its crew: nobody needs to."""
 
 
 class Busy(McpError):
