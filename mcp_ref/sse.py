@@ -58,7 +58,6 @@ threaded server. Client: ``SseClientTransport`` in sse_client.py.
 from __future__ import annotations
 
 import logging
-import queue
 import secrets
 import socket
 import threading
@@ -75,6 +74,7 @@ from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: m
 from .machinery.http_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
 from .machinery.http_streams import sse_event as sse_event
 from .machinery.outbox import Full, Outbox
+from .machinery.reading import Inbox
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
 
@@ -118,9 +118,9 @@ RELAY_RETRY_AFTER_SECONDS = 2
 # --- the server side ---------------------------------------------------------------------------
 
 
-class _StreamTransport:
-    """One SSE session: POST bodies go into ``inbox`` (``deliver``, which tells the session's crew:
-    crew.py, rule 3), the stream drains ``outbox`` (machinery/outbox.py: at most ``max_queued``
+class _StreamTransport(Inbox):
+    """One SSE session: POST bodies are delivered to its inbox (machinery/reading.py's ``Inbox``,
+    which tells the session's crew: crew.py, rule 3), the stream drains ``outbox`` (machinery/outbox.py: at most ``max_queued``
     messages of at most ``max_queued_bytes``).
 
     A sender that finds no room waits for it, up to its timeout. If none comes, the stream has
@@ -131,30 +131,11 @@ class _StreamTransport:
 
     def __init__(self, max_queued: int, sock: socket.socket | None,
                  max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES) -> None:
-        self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        super().__init__()
         self.outbox = Outbox(max_queued, max_queued_bytes)
         self._socket = sock
         self._closed = False
         self._stalled = False
-        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
-
-    def deliver(self, data: bytes | None) -> None:
-        """Into the inbox (None: the end of input), then the session's crew hears of it."""
-        self.inbox.put(data)
-        self._arrived()
-
-    def waiting(self) -> bool:
-        """Whether a message waits unread in the inbox."""
-        return not self.inbox.empty()
-
-    def on_arrival(self, arrived: Callable[[], None]) -> None:
-        self._arrived = arrived
-
-    def receive(self, timeout: float | None = None) -> bytes | None:
-        try:
-            return self.inbox.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError("no message within the timeout") from None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
@@ -348,10 +329,6 @@ def _accepted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
     each message (a measured gain: benchmarks/RESULTS.md)."""
     start_response("202 Accepted", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "8")])
     return [b"Accepted"]
-
-
-def _no_one() -> None:
-    """Who hears of a message before the session hooks its crew: nobody needs to."""
 
 
 def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:

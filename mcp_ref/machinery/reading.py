@@ -14,10 +14,14 @@ Not a spec section: the machinery between a transport and the engine (session.py
 3. A framing error the transport recovered from (a line too long) goes to ``framing_error``, and
    reading goes on; the end of input goes to ``ended``; a broken channel to ``broken``.
 4. ``Countdown`` lets the end of input wait, briefly, for requests still running to answer.
+5. ``Inbox`` is the receiving half of a transport whose messages arrive through a queue (the
+   server sessions of SSE and Streamable HTTP, which POST threads fill): ``deliver`` queues a
+   message and tells the session's crew (crew.py, rule 3: a nudged crew).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from typing import Protocol
@@ -142,3 +146,34 @@ class Countdown:
                 self._zero = threading.Event()
             zero = self._zero
         return zero.wait(timeout)
+
+
+class Inbox:
+    """What a queue-fed transport receives: ``deliver`` puts a message (None: the end of input)
+    and then tells the crew (``message_arrived``, hooked by the session with ``on_arrival``);
+    ``waiting`` says whether one waits unread; ``receive`` takes the next, as the Transport
+    protocol asks."""
+
+    def __init__(self) -> None:
+        self._messages: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
+
+    def deliver(self, data: bytes | None) -> None:
+        self._messages.put(data)
+        self._arrived()
+
+    def waiting(self) -> bool:
+        return not self._messages.empty()
+
+    def on_arrival(self, arrived: Callable[[], None]) -> None:
+        self._arrived = arrived
+
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self._messages.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
+
+
+def _no_one() -> None:
+    """Who hears of a message before the session hooks its crew: nobody needs to."""

@@ -71,7 +71,7 @@ class Reply:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the answer is here; False if it did not come within ``timeout`` seconds."""
-        if threading.current_thread() is threading.main_thread() and not self.is_set():
+        if not self.is_set() and threading.current_thread() is threading.main_thread():
             return self._wait_interruptibly(timeout)
         if not self._arrived.acquire(timeout=-1 if timeout is None else timeout):
             return False

@@ -30,7 +30,6 @@ from __future__ import annotations
 import collections
 import json
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from .. import messages
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, McpError, RequestId
 from . import related
 from .outbox import Full, Outbox
+from .reading import Inbox
 
 log = logging.getLogger("mcp_ref.streamable_http")  # the transport's own logger, as before the split
 
@@ -120,8 +120,9 @@ class Route:
 # --- the session's transport ----------------------------------------------------------------------
 
 
-class SessionTransport:
-    """The engine's transport for one session: what POSTs bring goes into ``inbox``; each message
+class SessionTransport(Inbox):
+    """The engine's transport for one session: what POSTs bring is delivered to its inbox
+    (reading.py's ``Inbox``: the session's crew hears of it, crew.py rule 3); each message
     the engine sends goes on one stream (SHTTP-30), chosen by what it is:
 
     - a response: on the stream of the POST that carried its request (SHTTP-14, 16);
@@ -132,8 +133,8 @@ class SessionTransport:
     """
 
     def __init__(self, session_id: str, max_queued: int, max_in_flight: int, max_queued_bytes: int) -> None:
+        super().__init__()
         self.session_id = session_id
-        self.inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.session: OpenedSession | None = None
         self.last_seen = time.monotonic()
         self._max_in_flight = max_in_flight
@@ -144,21 +145,8 @@ class SessionTransport:
         self._backlog_bytes = 0
         self._max_backlog_bytes = max_queued_bytes
         self._closed = False
-        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
 
     # --- what the client sent (from the HTTP side) ---
-
-    def deliver(self, data: bytes | None) -> None:
-        """Into the inbox (None: the end of input), then the session's crew hears of it (crew.py, rule 3)."""
-        self.inbox.put(data)
-        self._arrived()
-
-    def waiting(self) -> bool:
-        """Whether a message waits unread in the inbox."""
-        return not self.inbox.empty()
-
-    def on_arrival(self, arrived: Callable[[], None]) -> None:
-        self._arrived = arrived
 
     def take(self, body: bytes, msg: dict[str, Any], kind: str, stream: Stream | None) -> McpError | None:
         """Queue one message for the engine; a request's answer will go on ``stream``. Returns the
@@ -226,12 +214,6 @@ class SessionTransport:
 
     # --- the engine's side (session.Transport) ---
 
-    def receive(self, timeout: float | None = None) -> bytes | None:
-        try:
-            return self.inbox.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError("no message within the timeout") from None
-
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
             raise OSError("the session has ended")
@@ -296,10 +278,6 @@ class SessionTransport:
 
     def describe_close(self) -> str:
         return "the Streamable HTTP session ended"
-
-
-def _no_one() -> None:
-    """Who hears of a message before the session hooks its crew: nobody needs to."""
 
 
 class Busy(McpError):

@@ -1,8 +1,8 @@
 """What every hostile case checks, and the tools it uses to abuse a server within bounds.
 
 Not a spec section: helpers of the conformance checker's ``--hostile`` cases (server_hostile.py,
-server_hostile_transports.py). The spec says what a server must answer and how, not how much abuse it must take; these cases
-apply its rules under abuse. What every hostile case checks afterwards:
+server_hostile_transports.py). The spec says what a server must answer and how, not how much
+abuse it must take; these cases apply its rules under abuse. What every hostile case checks afterwards:
 
 1. the server keeps serving: a ping on the same connection (stdio) or on a new session (SSE) is
    answered within the step timeout: PING-01 (a receiver answers ping promptly);
@@ -68,17 +68,7 @@ def only_valid_json(t: ServerCheck, peer: Peer, what: str, since: int = 0) -> No
 
 def drain(peer: Peer, seconds: float) -> list[Incoming]:
     """Everything that arrives for ``seconds``, or until the stream ends."""
-    got: list[Incoming] = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            item = peer.wire.receive(deadline - time.monotonic())
-        except WaitTimeout:
-            break
-        if item is None:
-            break
-        got.append(item)
-    return got
+    return drain_until(peer, -1, seconds)
 
 
 def answers_by_id(items: list[Incoming]) -> dict[str, list[Incoming]]:
@@ -131,11 +121,12 @@ def post_all(wire: SseWire, bodies: list[bytes], seconds: float, threads: int = 
 
 
 def drain_until(peer: Peer, count: int, seconds: float) -> list[Incoming]:
-    """What arrives until ``count`` responses came, or ``seconds`` passed."""
+    """What arrives until ``count`` responses came (-1: no count), or ``seconds`` passed, or the
+    stream ended."""
     got: list[Incoming] = []
     responses = 0
     deadline = time.monotonic() + seconds
-    while responses < count and time.monotonic() < deadline:
+    while responses != count and time.monotonic() < deadline:
         try:
             item = peer.wire.receive(deadline - time.monotonic())
         except WaitTimeout:
