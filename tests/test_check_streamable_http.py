@@ -66,7 +66,7 @@ def unruly_http(mode: str) -> Iterator[str]:
 @pytest.mark.parametrize("mode, status", [
     ("progress-on-the-post-stream", "FAIL"),  # one stream: its order is the server's
     ("progress-on-the-get-stream-later", "FAIL"),  # two streams, but 2 s apart
-    ("progress-on-the-get-stream-at-once", "PASS"),  # two streams at one moment: the order is unknown
+    ("progress-on-the-get-stream-at-once", "PASS"),  # two streams 0.3 s apart: the order is unknown
 ])
 def test_progress_after_a_response_is_judged_only_where_the_order_is_known(tmp_path: Path, mode: str,
                                                                            status: str) -> None:
