@@ -45,6 +45,16 @@ The rules:
    still read while the program makes no calls), and at once if a caller put it down while
    other answers were still awaited. Many threads sharing one client keep their throughput:
    while answers are awaited, a member keeps reading and hands them out as before.
+8. On a nudged crew whose *deliverers read* (an SSE session served by our own HTTP server,
+   where a POST's thread is free once its 202 has gone out), the thread that delivered a
+   message reads it itself (``read_here``) when nobody is reading: the mirror of rule 6 on the
+   side that answers, saving the wake-up of a member for every message. So that deliverers find
+   the reading free, a member reading puts it down whenever no message waits (the reading
+   rests, and no member takes it up until one is queued without a deliverer to read it: the end
+   of input, a message from the relay). A deliverer reads in order what waits, its own message
+   among it, runs a request as a reader does (rule 2, a standby ready to take over: rule 3),
+   and puts the reading down when nothing waits. While it reads it counts as a member, so a
+   session never runs more than ``max_threads`` threads of its own work.
 
 Every decision about who does what is taken under one lock (``_next_task`` for members,
 ``read_until`` for callers), so exactly one thread reads at any time: the transport's
@@ -136,11 +146,14 @@ class Crew:
     their own). ``awaited()``, if given, says whether any request of ours still waits for its
     answer, and turns rule 6 on. ``waiting()``, if given, says whether a message waits unread
     in the transport's queue, and makes the crew nudged (rule 3): the transport must then call
-    ``message_arrived()`` after each message (or end of input) it queues."""
+    ``message_arrived()`` after each message (or end of input) it queues. ``deliverers_read``
+    (a nudged crew only) turns rule 8 on: the transport's deliverers then call ``read_here()``
+    after ``message_arrived(deliverer_reads=True)``."""
 
     def __init__(self, name: str, read: Callable[[float | None], RefusableJob | None], *, max_threads: int,
                  max_queued: int = DEFAULT_MAX_QUEUED, on_error: Callable[[BaseException], None] | None = None,
-                 awaited: Callable[[], bool] | None = None, waiting: Callable[[], bool] | None = None):
+                 awaited: Callable[[], bool] | None = None, waiting: Callable[[], bool] | None = None,
+                 deliverers_read: bool = False):
         if max_threads < 2:
             raise ValueError("a crew needs at least two threads: a reader and a standby")
         self.name = name
@@ -150,6 +163,7 @@ class Crew:
         self._on_error = on_error
         self._awaited = awaited
         self._waiting = waiting  # None: the standby checks a busy reader after STANDBY_DELAY (rule 3)
+        self._deliverers_read = deliverers_read and waiting is not None  # rule 8
         # _lock guards every field below; _state, a condition on it, is notified when the sleeping
         # standby must look again: a request started (on a nudged crew: a message waits while the
         # reader is busy), a job was queued, or the crew stopped. (Taken as ``with self._lock``, a
@@ -215,6 +229,8 @@ class Crew:
                 # The reader reads on without the lock: it stops being the reader only while it
                 # runs a request (a standby took over, rule 3), or when the crew stops.
                 while self._reader is me and not self._stopped:
+                    if self._deliverers_read and self._put_down_if_idle(me):
+                        break  # rule 8: the reading rests until a message comes
                     try:
                         request = self._read(None)
                     except BaseException as exc:  # read() handles its own errors: this is a bug of ours
@@ -249,8 +265,10 @@ class Crew:
                 now = time.monotonic()
                 busy_since = self._busy_since
                 resting = self._reader is None
-                if resting and (self._take_up_now or now - self._resting_since >= STANDBY_DELAY):
-                    # Rule 7: no caller took the reading up: take it up again.
+                if resting and (self._take_up_now or (not self._deliverers_read
+                                                      and now - self._resting_since >= STANDBY_DELAY)):
+                    # Rule 7: no caller took the reading up: take it up again (rule 8: a message
+                    # came with no deliverer to read it).
                     self._reader, self._standby, self._take_up_now = me, None, False
                     return Task.READ, _nothing
                 if busy_since is not None and (self._take_over_now or now - busy_since >= STANDBY_DELAY):
@@ -265,7 +283,7 @@ class Crew:
                         self._new_member_locked("standby").start()
                     return Task.WORK, self._queue.popleft()
                 nudged = self._waiting is not None  # then a message that waits wakes it (message_arrived)
-                if resting:
+                if resting and not self._deliverers_read:
                     self._state.wait(self._resting_since + STANDBY_DELAY - now)
                 elif busy_since is not None and not nudged:
                     self._state.wait(busy_since + STANDBY_DELAY - now)
@@ -310,13 +328,64 @@ class Crew:
                     self._busy_since = None
                     self._take_over_now = False  # a late nudge: this reader reads the message itself
 
-    def message_arrived(self) -> None:
+    def message_arrived(self, deliverer_reads: bool = False) -> None:
         """Called by a nudged crew's transport right after it queued a message (or the end of
-        input): if the reader is busy with a request, the standby takes the reading over now (rule 3)."""
+        input): if the reader is busy with a request, the standby takes the reading over now (rule 3);
+        if the reading rests and no deliverer will read (rule 8), the standby takes it up now."""
         with self._lock:
             if self._busy_since is not None and not self._take_over_now:
                 self._take_over_now = True
                 self._state.notify_all()
+            elif self._reader is None and not deliverer_reads and not self._take_up_now:
+                self._take_up_now = True
+                self._state.notify_all()
+
+    # --- rule 8: a deliverer reads what it delivered ---------------------------------------------
+
+    def read_here(self) -> None:
+        """Read, on the calling thread, what waits in the transport's queue, if nobody is reading
+        (rule 8); run each request as a reader does; put the reading down when nothing waits. If
+        the reading is taken, return at once: the reader reads the message (or, busy, was nudged).
+        If there is no room for one more thread, a member takes the reading up instead."""
+        me = threading.current_thread()
+        with self._lock:
+            if self._reader is not None or self._stopped or not self._members:  # (none: the first member reads it)
+                return
+            if self._members >= self._max_threads:
+                self._take_up_now = True
+                self._state.notify_all()
+                return
+            self._reader, self._take_up_now = me, False
+            self._members += 1  # counted as one while it reads and runs (max_threads holds)
+        try:
+            while not self._put_down_if_idle(me) and not self._stopped:
+                request = self._read(None)  # does not block: a message waits, and only we read
+                if request is not None:
+                    self._run_as_reader(request)
+                if self._reader is not me:  # a standby took over while we ran a request (rule 3)
+                    return
+        except BaseException as exc:  # read() handles its own errors: this is a bug of ours
+            self._report(exc)
+            self.stop()
+        finally:
+            with self._lock:
+                self._members -= 1
+                if self._reader is me:
+                    self._reader = None
+
+    def _put_down_if_idle(self, me: threading.Thread) -> bool:
+        """Rule 8: if no message waits, the reader ``me`` puts the reading down; whether it did.
+        Decided under the lock, with ``message_arrived`` and ``read_here``: a message queued before
+        is seen here, one queued after finds the reading resting."""
+        with self._lock:
+            if self._reader is not me:
+                return True
+            assert self._waiting is not None
+            if self._waiting():
+                return False
+            self._reader = None
+            self._resting_since = time.monotonic()
+            return True
 
     # --- rules 6 and 7: a caller reads its own answer ---------------------------------------------
 

@@ -152,21 +152,30 @@ class Inbox:
     """What a queue-fed transport receives: ``deliver`` puts a message (None: the end of input)
     and then tells the crew (``message_arrived``, hooked by the session with ``on_arrival``);
     ``waiting`` says whether one waits unread; ``receive`` takes the next, as the Transport
-    protocol asks."""
+    protocol asks. Where a deliverer is free to read what it delivered (``deliverers_read``,
+    crew.py rule 8), it calls ``deliver(data, then_read=True)`` and then, always, ``read_here()``."""
+
+    deliverers_read = False  # set by the transport where its deliverers may call read_here
 
     def __init__(self) -> None:
         self._messages: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
+        self._arrived: Callable[[bool], None] = _no_one  # the session's crew's message_arrived, once hooked
+        self._read_here: Callable[[], None] = _no_one_reads  # and its read_here
 
-    def deliver(self, data: bytes | None) -> None:
+    def deliver(self, data: bytes | None, *, then_read: bool = False) -> None:
         self._messages.put(data)
-        self._arrived()
+        self._arrived(then_read)
+
+    def read_here(self) -> None:
+        """Read what waits on this thread, if nobody is reading (crew.py rule 8)."""
+        self._read_here()
 
     def waiting(self) -> bool:
         return not self._messages.empty()
 
-    def on_arrival(self, arrived: Callable[[], None]) -> None:
+    def on_arrival(self, arrived: Callable[[bool], None], read_here: Callable[[], None]) -> None:
         self._arrived = arrived
+        self._read_here = read_here
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         try:
@@ -175,5 +184,10 @@ class Inbox:
             raise TimeoutError("no message within the timeout") from None
 
 
-def _no_one() -> None:
+def _no_one(deliverer_reads: bool) -> None:
     """Who hears of a message before the session hooks its crew: nobody needs to."""
+
+
+def _no_one_reads() -> None:
+    """Who reads for a deliverer before the session hooks its crew: nobody; the crew reads it once
+    it starts."""
