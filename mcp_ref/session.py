@@ -30,8 +30,8 @@ from typing import Any
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
 from .machinery import related
-from .machinery.crew import Crew, CrewFull, Errand, RefusableJob
-from .machinery.reading import Countdown, Reading, Transport
+from .machinery.crew import Crew, CrewFull
+from .machinery.reading import Countdown, Errand, Reading, RefusableJob, Transport
 from .machinery.reply import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
 from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, RequestId
 

@@ -45,16 +45,13 @@ The rules:
    still read while the program makes no calls), and at once if a caller put it down while
    other answers were still awaited. Many threads sharing one client keep their throughput:
    while answers are awaited, a member keeps reading and hands them out as before.
-8. On a nudged crew whose *deliverers read* (an SSE session served by our own HTTP server,
-   where a POST's thread is free once its 202 has gone out), the thread that delivered a
-   message reads it itself (``read_here``) when nobody is reading: the mirror of rule 6 on the
-   side that answers, saving the wake-up of a member for every message. So that deliverers find
-   the reading free, a member reading puts it down whenever no message waits (the reading
-   rests, and no member takes it up until one is queued without a deliverer to read it: the end
-   of input, a message from the relay). A deliverer reads in order what waits, its own message
-   among it, runs a request as a reader does (rule 2, a standby ready to take over: rule 3),
-   and puts the reading down when nothing waits. While it reads it counts as a member, so a
-   session never runs more than ``max_threads`` threads of its own work.
+8. On a nudged crew whose *deliverers read* (an SSE session on our own HTTP server, where a
+   POST's thread is free once its 202 is out), the thread that delivered a message reads it
+   itself (``read_here``) when nobody reads: rule 6's mirror, saving a member's wake-up per
+   message. So that it finds the reading free, a member puts the reading down whenever no
+   message waits, and takes it up only for one queued with no deliverer to read it (the end of
+   input, a message from the relay). A deliverer reads what waits, in order, runs a request as
+   a reader does (rules 2 and 3), and counts as a member while it reads (``max_threads`` holds).
 
 Every decision about who does what is taken under one lock (``_next_task`` for members,
 ``read_until`` for callers), so exactly one thread reads at any time: the transport's
@@ -85,9 +82,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from ..messages import ConnectionClosed
+from .reading import Job, RefusableJob
 
 log = logging.getLogger("mcp_ref.machinery.crew")
 
@@ -95,34 +92,6 @@ STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standb
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 CALLER_LOOKS_UP = 0.1  # seconds a caller reading for itself reads before it checks whether its answer was
                        # set by another thread (cancel(), close()): then it stops at once, not at its deadline
-
-Job = Callable[[], None]  # work for a member: run it by calling it
-
-
-class RefusableJob(Protocol):
-    """A job the reader found (a request of the peer, say): run it by calling it; ``refuse(reason)``
-    deals with it instead when the crew cannot take it (every member busy, the queue full)."""
-
-    def __call__(self) -> None: ...
-
-    def refuse(self, reason: str) -> None: ...
-
-
-class Errand:
-    """A ``RefusableJob`` made of two functions: what to do, and what to do instead if refused."""
-
-    __slots__ = ("_run", "_refuse")
-
-    def __init__(self, run: Job, refuse: Callable[[str], None]):
-        self._run = run
-        self._refuse = refuse
-
-    def __call__(self) -> None:
-        self._run()
-
-    def refuse(self, reason: str) -> None:
-        self._refuse(reason)
-
 
 class Task(enum.Enum):
     """What a member does next (decided by ``Crew._next_task``)."""
