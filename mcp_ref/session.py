@@ -30,8 +30,8 @@ from typing import Any
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
 from .machinery import related
-from .machinery.crew import Crew, CrewFull, Errand, RefusableJob
-from .machinery.reading import Countdown, Reading, Transport
+from .machinery.crew import Crew, CrewFull
+from .machinery.reading import Countdown, Errand, Reading, RefusableJob, Transport
 from .machinery.reply import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
 from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, RequestId
 
@@ -108,8 +108,9 @@ class Session:
                           framing_error=lambda exc: self._answer(None, exc), hand_over=lambda: self._crew.hand_over(),
                           broken=lambda exc: self._shutdown(f"transport failed: {exc}"))
         self._crew = Crew(name, reading.read, max_threads=max_running + 1, waiting=getattr(transport, "waiting", None),
-                          awaited=self._awaiting_answers if self._callers_read else None)
-        getattr(transport, "on_arrival", lambda arrived: None)(self._crew.message_arrived)  # a nudged crew: its rule 3
+                          awaited=self._awaiting_answers if self._callers_read else None,
+                          deliverers_read=getattr(transport, "deliverers_read", False))
+        getattr(transport, "on_arrival", lambda *hooks: None)(self._crew.message_arrived, self._crew.read_here)  # rules 3, 8
         self._dispatching = False  # the reader is handling a message that must finish first
 
     # --- running and ending ----------------------------------------------------------------------
@@ -153,8 +154,7 @@ class Session:
         with self._lock:
             if self._closed:
                 return
-            self._closed = True
-            self.close_reason = reason
+            self._closed, self.close_reason = True, reason
             pending = list(self._pending.values())
             self._pending.clear()
             self._progress.clear()

@@ -197,7 +197,8 @@ def test_a_quiet_sse_session_s_standby_sleeps_through_its_requests(holding: Hold
             ping = {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}  # a request the crew runs (not inline)
             assert post(endpoint, ping).status_code == 202
             next_message(stream)
-            standbys = [t for t in set(threading.enumerate()) - earlier if "nudged-session-standby" in t.name]
+            # The crew's one member: the standby, while the POSTs' threads read (crew.py, rule 8).
+            standbys = [t for t in set(threading.enumerate()) - earlier if t.name.startswith("nudged-session-")]
             assert len(standbys) == 1, [t.name for t in threading.enumerate()]
             before = voluntary_switches(standbys[0])
             for n in range(1, 41):

@@ -235,7 +235,11 @@ def test_stream_end_fails_every_pending_call_at_once(new_tap: Callable[[], Any])
 
 def test_a_failed_post_fails_the_waiting_call_with_its_status(http: SseHttpServer, new_tap: Callable[[], Any]) -> None:
     client = Client.sse(http.url, trace=new_tap(), timeout=5)
-    http.app.relay = LocalRelay()  # the session vanishes server-side, as after a restart behind a balancer
+    # The session vanishes server-side, as after a restart behind a balancer: neither this
+    # process's streams nor its relay know it any more.
+    with http.app._lock:
+        http.app._streams.clear()
+    http.app.relay = LocalRelay()
     with pytest.raises(HttpError) as info:
         client.ping()
     assert info.value.status == 404 and "HTTP 404" in info.value.message and "unknown session" in info.value.message

@@ -45,6 +45,13 @@ The rules:
    still read while the program makes no calls), and at once if a caller put it down while
    other answers were still awaited. Many threads sharing one client keep their throughput:
    while answers are awaited, a member keeps reading and hands them out as before.
+8. On a nudged crew whose *deliverers read* (an SSE session on our own HTTP server, where a
+   POST's thread is free once its 202 is out), the thread that delivered a message reads it
+   itself (``read_here``) when nobody reads: rule 6's mirror, saving a member's wake-up per
+   message. So that it finds the reading free, a member puts the reading down whenever no
+   message waits, and takes it up only for one queued with no deliverer to read it (the end of
+   input, a message from the relay). A deliverer reads what waits, in order, runs a request as
+   a reader does (rules 2 and 3), and counts as a member while it reads (``max_threads`` holds).
 
 Every decision about who does what is taken under one lock (``_next_task`` for members,
 ``read_until`` for callers), so exactly one thread reads at any time: the transport's
@@ -75,9 +82,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from ..messages import ConnectionClosed
+from .reading import Job, RefusableJob
 
 log = logging.getLogger("mcp_ref.machinery.crew")
 
@@ -85,34 +92,6 @@ STANDBY_DELAY = 0.005  # seconds a request may hold the reader before the standb
 DEFAULT_MAX_QUEUED = 1024  # requests and jobs waiting for a free member; beyond it, refused
 CALLER_LOOKS_UP = 0.1  # seconds a caller reading for itself reads before it checks whether its answer was
                        # set by another thread (cancel(), close()): then it stops at once, not at its deadline
-
-Job = Callable[[], None]  # work for a member: run it by calling it
-
-
-class RefusableJob(Protocol):
-    """A job the reader found (a request of the peer, say): run it by calling it; ``refuse(reason)``
-    deals with it instead when the crew cannot take it (every member busy, the queue full)."""
-
-    def __call__(self) -> None: ...
-
-    def refuse(self, reason: str) -> None: ...
-
-
-class Errand:
-    """A ``RefusableJob`` made of two functions: what to do, and what to do instead if refused."""
-
-    __slots__ = ("_run", "_refuse")
-
-    def __init__(self, run: Job, refuse: Callable[[str], None]):
-        self._run = run
-        self._refuse = refuse
-
-    def __call__(self) -> None:
-        self._run()
-
-    def refuse(self, reason: str) -> None:
-        self._refuse(reason)
-
 
 class Task(enum.Enum):
     """What a member does next (decided by ``Crew._next_task``)."""
@@ -136,11 +115,14 @@ class Crew:
     their own). ``awaited()``, if given, says whether any request of ours still waits for its
     answer, and turns rule 6 on. ``waiting()``, if given, says whether a message waits unread
     in the transport's queue, and makes the crew nudged (rule 3): the transport must then call
-    ``message_arrived()`` after each message (or end of input) it queues."""
+    ``message_arrived()`` after each message (or end of input) it queues. ``deliverers_read``
+    (a nudged crew only) turns rule 8 on: the transport's deliverers then call ``read_here()``
+    after ``message_arrived(deliverer_reads=True)``."""
 
     def __init__(self, name: str, read: Callable[[float | None], RefusableJob | None], *, max_threads: int,
                  max_queued: int = DEFAULT_MAX_QUEUED, on_error: Callable[[BaseException], None] | None = None,
-                 awaited: Callable[[], bool] | None = None, waiting: Callable[[], bool] | None = None):
+                 awaited: Callable[[], bool] | None = None, waiting: Callable[[], bool] | None = None,
+                 deliverers_read: bool = False):
         if max_threads < 2:
             raise ValueError("a crew needs at least two threads: a reader and a standby")
         self.name = name
@@ -150,6 +132,7 @@ class Crew:
         self._on_error = on_error
         self._awaited = awaited
         self._waiting = waiting  # None: the standby checks a busy reader after STANDBY_DELAY (rule 3)
+        self._deliverers_read = deliverers_read and waiting is not None  # rule 8
         # _lock guards every field below; _state, a condition on it, is notified when the sleeping
         # standby must look again: a request started (on a nudged crew: a message waits while the
         # reader is busy), a job was queued, or the crew stopped. (Taken as ``with self._lock``, a
@@ -215,6 +198,8 @@ class Crew:
                 # The reader reads on without the lock: it stops being the reader only while it
                 # runs a request (a standby took over, rule 3), or when the crew stops.
                 while self._reader is me and not self._stopped:
+                    if self._deliverers_read and self._put_down_if_idle(me):
+                        break  # rule 8: the reading rests until a message comes
                     try:
                         request = self._read(None)
                     except BaseException as exc:  # read() handles its own errors: this is a bug of ours
@@ -249,8 +234,10 @@ class Crew:
                 now = time.monotonic()
                 busy_since = self._busy_since
                 resting = self._reader is None
-                if resting and (self._take_up_now or now - self._resting_since >= STANDBY_DELAY):
-                    # Rule 7: no caller took the reading up: take it up again.
+                if resting and (self._take_up_now or (not self._deliverers_read
+                                                      and now - self._resting_since >= STANDBY_DELAY)):
+                    # Rule 7: no caller took the reading up: take it up again (rule 8: a message
+                    # came with no deliverer to read it).
                     self._reader, self._standby, self._take_up_now = me, None, False
                     return Task.READ, _nothing
                 if busy_since is not None and (self._take_over_now or now - busy_since >= STANDBY_DELAY):
@@ -265,7 +252,7 @@ class Crew:
                         self._new_member_locked("standby").start()
                     return Task.WORK, self._queue.popleft()
                 nudged = self._waiting is not None  # then a message that waits wakes it (message_arrived)
-                if resting:
+                if resting and not self._deliverers_read:
                     self._state.wait(self._resting_since + STANDBY_DELAY - now)
                 elif busy_since is not None and not nudged:
                     self._state.wait(busy_since + STANDBY_DELAY - now)
@@ -310,13 +297,64 @@ class Crew:
                     self._busy_since = None
                     self._take_over_now = False  # a late nudge: this reader reads the message itself
 
-    def message_arrived(self) -> None:
+    def message_arrived(self, deliverer_reads: bool = False) -> None:
         """Called by a nudged crew's transport right after it queued a message (or the end of
-        input): if the reader is busy with a request, the standby takes the reading over now (rule 3)."""
+        input): if the reader is busy with a request, the standby takes the reading over now (rule 3);
+        if the reading rests and no deliverer will read (rule 8), the standby takes it up now."""
         with self._lock:
             if self._busy_since is not None and not self._take_over_now:
                 self._take_over_now = True
                 self._state.notify_all()
+            elif self._reader is None and not deliverer_reads and not self._take_up_now:
+                self._take_up_now = True
+                self._state.notify_all()
+
+    # --- rule 8: a deliverer reads what it delivered ---------------------------------------------
+
+    def read_here(self) -> None:
+        """Read, on the calling thread, what waits in the transport's queue, if nobody is reading
+        (rule 8); run each request as a reader does; put the reading down when nothing waits. If
+        the reading is taken, return at once: the reader reads the message (or, busy, was nudged).
+        If there is no room for one more thread, a member takes the reading up instead."""
+        me = threading.current_thread()
+        with self._lock:
+            if self._reader is not None or self._stopped or not self._members:  # (none: the first member reads it)
+                return
+            if self._members >= self._max_threads:
+                self._take_up_now = True
+                self._state.notify_all()
+                return
+            self._reader, self._take_up_now = me, False
+            self._members += 1  # counted as one while it reads and runs (max_threads holds)
+        try:
+            while not self._put_down_if_idle(me) and not self._stopped:
+                request = self._read(None)  # does not block: a message waits, and only we read
+                if request is not None:
+                    self._run_as_reader(request)
+                if self._reader is not me:  # a standby took over while we ran a request (rule 3)
+                    return
+        except BaseException as exc:  # read() handles its own errors: this is a bug of ours
+            self._report(exc)
+            self.stop()
+        finally:
+            with self._lock:
+                self._members -= 1
+                if self._reader is me:
+                    self._reader = None
+
+    def _put_down_if_idle(self, me: threading.Thread) -> bool:
+        """Rule 8: if no message waits, the reader ``me`` puts the reading down; whether it did.
+        Decided under the lock, with ``message_arrived`` and ``read_here``: a message queued before
+        is seen here, one queued after finds the reading resting."""
+        with self._lock:
+            if self._reader is not me:
+                return True
+            assert self._waiting is not None
+            if self._waiting():
+                return False
+            self._reader = None
+            self._resting_since = time.monotonic()
+            return True
 
     # --- rules 6 and 7: a caller reads its own answer ---------------------------------------------
 

@@ -4,7 +4,8 @@ Not a spec section: the machinery between a transport and the engine (session.py
 (crew.py) decides *who* reads; this module is *what* a reading thread does, and what it hands on:
 
 1. A crew member reads one message and hands it to the engine (``handle``), which deals with it
-   and may return a request that takes long, for the crew to run.
+   and may return a request that takes long, for the crew to run: a ``RefusableJob`` (the engine
+   makes an ``Errand``), which the crew may refuse when it has no thread for it.
 2. A caller reading for its own answer (crew.py, rule 6) gives the engine only answers
    (``take_answer``), which run no code of the user's. Anything else (a notification, a request
    of the peer, a line it cannot parse, the end of input, a broken channel) it leaves, with the
@@ -16,7 +17,8 @@ Not a spec section: the machinery between a transport and the engine (session.py
 4. ``Countdown`` lets the end of input wait, briefly, for requests still running to answer.
 5. ``Inbox`` is the receiving half of a transport whose messages arrive through a queue (the
    server sessions of SSE and Streamable HTTP, which POST threads fill): ``deliver`` queues a
-   message and tells the session's crew (crew.py, rule 3: a nudged crew).
+   message and tells the session's crew (crew.py, rule 3: a nudged crew); where the deliverer
+   is free to read, it then reads, through ``read_here`` (crew.py, rule 8).
 """
 
 from __future__ import annotations
@@ -28,7 +30,33 @@ from typing import Protocol
 
 from .. import messages
 from ..messages import McpError, Message
-from .crew import RefusableJob
+
+Job = Callable[[], None]  # work for a member: run it by calling it
+
+
+class RefusableJob(Protocol):
+    """A job the reader found (a request of the peer, say): run it by calling it; ``refuse(reason)``
+    deals with it instead when the crew cannot take it (every member busy, the queue full)."""
+
+    def __call__(self) -> None: ...
+
+    def refuse(self, reason: str) -> None: ...
+
+
+class Errand:
+    """A ``RefusableJob`` made of two functions: what to do, and what to do instead if refused."""
+
+    __slots__ = ("_run", "_refuse")
+
+    def __init__(self, run: Job, refuse: Callable[[str], None]):
+        self._run = run
+        self._refuse = refuse
+
+    def __call__(self) -> None:
+        self._run()
+
+    def refuse(self, reason: str) -> None:
+        self._refuse(reason)
 
 
 class Transport(Protocol):
@@ -152,21 +180,30 @@ class Inbox:
     """What a queue-fed transport receives: ``deliver`` puts a message (None: the end of input)
     and then tells the crew (``message_arrived``, hooked by the session with ``on_arrival``);
     ``waiting`` says whether one waits unread; ``receive`` takes the next, as the Transport
-    protocol asks."""
+    protocol asks. Where a deliverer is free to read what it delivered (``deliverers_read``,
+    crew.py rule 8), it calls ``deliver(data, then_read=True)`` and then, always, ``read_here()``."""
+
+    deliverers_read = False  # set by the transport where its deliverers may call read_here
 
     def __init__(self) -> None:
         self._messages: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._arrived: Callable[[], None] = _no_one  # the session's crew's message_arrived, once hooked
+        self._arrived: Callable[[bool], None] = _no_one  # the session's crew's message_arrived, once hooked
+        self._read_here: Callable[[], None] = _no_one_reads  # and its read_here
 
-    def deliver(self, data: bytes | None) -> None:
+    def deliver(self, data: bytes | None, *, then_read: bool = False) -> None:
         self._messages.put(data)
-        self._arrived()
+        self._arrived(then_read)
+
+    def read_here(self) -> None:
+        """Read what waits on this thread, if nobody is reading (crew.py rule 8)."""
+        self._read_here()
 
     def waiting(self) -> bool:
         return not self._messages.empty()
 
-    def on_arrival(self, arrived: Callable[[], None]) -> None:
+    def on_arrival(self, arrived: Callable[[bool], None], read_here: Callable[[], None]) -> None:
         self._arrived = arrived
+        self._read_here = read_here
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         try:
@@ -175,5 +212,10 @@ class Inbox:
             raise TimeoutError("no message within the timeout") from None
 
 
-def _no_one() -> None:
+def _no_one(deliverer_reads: bool) -> None:
     """Who hears of a message before the session hooks its crew: nobody needs to."""
+
+
+def _no_one_reads() -> None:
+    """Who reads for a deliverer before the session hooks its crew: nobody; the crew reads it once
+    it starts."""
