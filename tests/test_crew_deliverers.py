@@ -12,7 +12,6 @@ the others fail if it breaks a promise.
 from __future__ import annotations
 
 import contextlib
-import json
 import socketserver
 import threading
 import time
@@ -24,9 +23,9 @@ import pytest
 
 from mcp_ref import RequestContext, Server
 
+from .test_crew_nudged import INITIALIZED, next_message
 from .test_transports_sse import INIT, RawStream, post
 
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 PROMPTLY = 1.0  # seconds: "at once" on a loaded machine, and far below HOLD
 HOLD = 5.0  # seconds a held call runs unless released
 
@@ -74,13 +73,6 @@ def session(url: str) -> Iterator[tuple[RawStream, str]]:
         yield stream, endpoint
     finally:
         stream.close()
-
-
-def next_message(stream: RawStream) -> dict[str, Any]:
-    while True:
-        event, data = stream.next_event()
-        if event == "message":
-            return json.loads(data)  # type: ignore[no-any-return]
 
 
 def call(request_id: int, name: str) -> dict[str, Any]:
