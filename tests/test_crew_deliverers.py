@@ -12,6 +12,7 @@ the others fail if it breaks a promise.
 from __future__ import annotations
 
 import contextlib
+import json
 import socketserver
 import threading
 import time
@@ -173,3 +174,28 @@ def test_messages_of_one_client_are_handled_in_the_order_it_sent_them() -> None:
         for n in range(2, 42):
             assert post(endpoint, {"jsonrpc": "2.0", "id": n, "method": "ping"}).status_code == 202
         assert [next_message(stream)["id"] for _ in range(40)] == list(range(2, 42))
+
+
+def test_a_message_with_no_deliverer_to_read_it_is_read_by_the_crew() -> None:
+    """Rule 8's other half, on the transport's own class: while the reading rests, a message
+    queued with nobody to read after it (one from the relay, the end of input) makes a member
+    take the reading up at once."""
+    from mcp_ref.sse import _StreamTransport
+
+    watched = Watched()
+    transport = _StreamTransport(100, None)
+    transport.deliverers_read = True
+    session = watched.server.open_session(transport)
+    session.start()
+    try:
+        for message in (INIT, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "ping"}):
+            time.sleep(0.05)  # the reading rests before each: nothing waits
+            transport.deliver(json.dumps(message).encode())  # as the relay delivers: no read_here
+        answers = [json.loads(transport.outbox.get(timeout=PROMPTLY)) for _ in range(2)]
+        assert [a["id"] for a in answers] == [1, 2]
+        start = time.monotonic()
+        transport.close()  # the end of input, with the reading resting
+        assert session.closed.wait(PROMPTLY * 3), "the session never ended"
+        assert time.monotonic() - start < PROMPTLY * 3
+    finally:
+        session.close()
