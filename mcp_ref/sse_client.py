@@ -16,8 +16,10 @@ In short (the server's side and the whole picture are in sse.py):
    stay idle as long as it likes (``Client(ping_interval=...)`` watches over it).
 
 HTTP is requests (one ``requests.Session``, so POSTs reuse a kept-alive connection when the
-server allows it), and the event stream is parsed by sseclient-py, fed with short reads so
-that each event is handled the moment it arrives. The session does not consult the
+server allows it; a POST that fails, with no byte of an answer, on one the server closed while
+idle is sent once more on a fresh one: machinery/http_client.py), and the event stream is
+parsed by sseclient-py, fed with short reads so that each event is handled the moment it
+arrives. The session does not consult the
 environment on every POST (``trust_env`` is off: looking up proxy settings cost about a
 quarter of the client's CPU per POST); proxies and a CA bundle named by the environment are
 read once, when the transport is made, and ``proxies=`` / ``verify=`` override them.
@@ -41,7 +43,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
-from .machinery.http_client import first_words, socket_of
+from .machinery.http_client import closed_before_answering, drop_idle_connections, first_words, socket_of
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
@@ -214,15 +216,22 @@ class SseClientTransport:
         shown = without_query(self._endpoint)  # the query holds the session id: never in a message
         if bound <= 0:
             raise TimeoutError(f"no time left to POST to {shown}")
-        try:
-            # LC-24: both to connect and to wait for the answer, so a frozen server costs a
-            # request no more than its own timeout.
-            response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
-                                       headers={"Content-Type": "application/json"})
-        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-            raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None
-        except requests.RequestException as exc:
-            raise ConnectionClosed(f"could not POST to {shown}: {unreachable(self._endpoint, exc, bound)}") from exc
+        deadline = time.monotonic() + bound
+        for attempt in (1, 2):
+            try:
+                # LC-24: both to connect and to wait for the answer, so a frozen server costs a
+                # request no more than its own timeout.
+                response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
+                                           headers={"Content-Type": "application/json"})
+                break
+            except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+                raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None
+            except requests.RequestException as exc:
+                if attempt == 1 and closed_before_answering(exc) and time.monotonic() < deadline:
+                    drop_idle_connections(self._http)  # a kept-alive connection the server had closed: once more
+                    bound = deadline - time.monotonic()
+                    continue
+                raise ConnectionClosed(f"could not POST to {shown}: {unreachable(self._endpoint, exc, bound)}") from exc
         if not 200 <= response.status_code < 300:
             raise HttpError(f"POST to {shown} answered HTTP {response.status_code} {response.reason}: "
                             f"{response.text[:200]}", response.status_code)

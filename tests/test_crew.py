@@ -57,7 +57,11 @@ def test_a_quick_request_runs_on_the_reader_without_another_thread(memory_client
     client = memory_client(server)
     for _ in range(20):
         client.call_tool("where")
-    assert len(set(seen)) == 1 and "reader" in seen[0]  # no hand-off: the reading thread ran them all
+    # No hand-off: the thread reading runs them. (A request that holds the reader past
+    # STANDBY_DELAY, as one may on a loaded machine, lets the standby take the reading over and
+    # run the next ones: a change of thread now and then, never one per request.)
+    changes = sum(1 for before, after in zip(seen, seen[1:]) if before != after)
+    assert "reader" in seen[0] and changes <= 3, seen
 
 
 def test_pings_and_quick_calls_are_answered_while_a_tool_blocks(memory_client: Callable[..., Client]) -> None:

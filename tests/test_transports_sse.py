@@ -544,3 +544,30 @@ def test_no_session_id_reaches_any_log(caplog: pytest.LogCaptureFixture) -> None
     assert any(record.name == "mcp_ref.http" for record in caplog.records)
     assert not [text for text in logged if re.search(r"[0-9a-f]{32}", text)]
     assert not [record for record in caplog.records if record.name.startswith("werkzeug")]
+
+
+@pytest.mark.parametrize("mode", ["drops-a-kept-alive-connection", "resets-a-kept-alive-connection"])
+def test_a_post_crossing_the_close_of_an_idle_connection_is_sent_once_more(mode: str) -> None:
+    """A server that keeps connections alive and closes idle ones (uvicorn after 5 s) may close
+    one just as our next POST goes out on it; the POST then fails with no byte of an answer
+    (the server closed cleanly, or reset the connection). The server never answered it, so the
+    client sends it once more, on a fresh connection, and the call succeeds
+    (tests/peers/unruly_sse_server.py's drops- and resets- modes close one connection so)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    peer_script = Path(__file__).parent / "peers" / "unruly_sse_server.py"
+    peer = subprocess.Popen([sys.executable, str(peer_script), "--mode", mode], stdout=subprocess.PIPE, text=True)
+    try:
+        assert peer.stdout is not None
+        url = peer.stdout.readline().split(" at ", 1)[1].strip()
+        with Client.sse(url, timeout=10) as client:
+            client.ping()
+            client.ping()  # the server closes the connection under this POST; the resend is answered
+            assert peer.stdout.readline().strip() == "dropped"  # (so the resend was needed)
+    finally:
+        peer.kill()
+        peer.wait(10)
+        if peer.stdout is not None:
+            peer.stdout.close()

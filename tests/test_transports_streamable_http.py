@@ -693,3 +693,31 @@ def test_what_waits_for_a_stream_is_bounded_in_messages_and_bytes() -> None:
         transport.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": {"n": n, "pad": "p" * 300}}).encode())
     kept = [json.loads(data)["params"]["n"] for data in transport._backlog]
     assert kept == [3, 4] and transport._backlog_bytes <= 1000  # 3 of ~340 bytes would pass 1000
+
+
+@pytest.mark.parametrize("mode", ["drops-a-kept-alive-connection", "resets-a-kept-alive-connection"])
+def test_a_request_crossing_the_close_of_an_idle_connection_is_sent_once_more(mode: str) -> None:
+    """A server that closes kept-alive connections when idle (Node and uvicorn after 5 s) may
+    close one just as our next POST goes out on it: the POST fails with no byte of an answer,
+    the server having closed the connection cleanly (the client reads its end) or with a reset.
+    Either way the server never answered it, so the client sends it once more, on a fresh
+    connection, and the call succeeds (tests/peers/unruly_http_server.py, its drops- and
+    resets- modes, closes one connection under the request that follows a ping)."""
+    import subprocess
+    import sys
+
+    from .test_check_streamable_http import UNRULY_HTTP
+
+    peer = subprocess.Popen([sys.executable, str(UNRULY_HTTP), "--mode", mode], stdout=subprocess.PIPE, text=True)
+    try:
+        assert peer.stdout is not None
+        url = peer.stdout.readline().split(" at ", 1)[1].strip()
+        with Client.http(url, timeout=10, fallback=False) as client:
+            client.ping()
+            client.ping()  # the server closes the connection under this one, then answers its resend
+            assert peer.stdout.readline().strip() == "dropped"  # (so the resend was needed)
+    finally:
+        peer.kill()
+        peer.wait(10)
+        if peer.stdout is not None:
+            peer.stdout.close()

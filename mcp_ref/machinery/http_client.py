@@ -177,10 +177,14 @@ def why_refused(response: Any, timeout: float) -> str:
 def closed_before_answering(exc: Exception) -> bool:
     """Whether a request failed because the server closed the connection without a byte of an
     answer: what a kept-alive connection that the server closed while idle does to the next
-    request sent on it (Node closes idle ones after 5 s). The server never read that request,
-    so it is sent once more, on a fresh connection; a refused or unreachable server is not this."""
+    request sent on it (Node and uvicorn close idle ones after 5 s). The close comes cleanly (the
+    answer's status line never comes), or as a reset (the server's system resets a connection
+    closed with our request unread), or breaks our write. The server never answered that
+    request, so it is sent once more, on a fresh connection, as browsers do; a refused or
+    unreachable server is not this."""
     text = repr(exc)
-    return "RemoteDisconnected" in text or "BadStatusLine" in text
+    return any(kind in text for kind in ("RemoteDisconnected", "BadStatusLine", "ConnectionResetError",
+                                         "BrokenPipeError"))
 
 
 def cause_of(exc: Exception) -> str:

@@ -6,7 +6,11 @@ It serves one endpoint, /mcp (revision 2025-03-26's transport, carrying 2024-11-
 ``initialize`` starts a session (``Mcp-Session-Id``), a request without one is refused with HTTP
 400, notifications get 202, GET opens the session's stream, DELETE ends it. It declares no
 capability and serves ``ping``. A request carrying ``_meta.progressToken`` is answered, and then
-a progress notification for that token follows, where and when MODE says.
+a progress notification for that token follows, where and when MODE says. In the two
+``drops-...`` modes connections are kept alive (HTTP/1.1), and once, the request that follows a
+ping on the same connection is read and left unanswered: the connection is closed under it,
+cleanly or with a reset, as a server that closes idle kept-alive connections (Node after 5 s,
+uvicorn after 5 s) does to a request that crosses its close; ``dropped`` is printed then.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import http.server
 import json
 import queue
 import secrets
+import socket
+import struct
 import sys
 import threading
 import time
@@ -27,6 +33,8 @@ MODES = {
                                           "(within the kit's slack: two streams that close are not ordered)",
     "progress-on-the-get-stream-later": "answer in JSON, and send the progress on the GET stream 2 s later "
                                         "(wrong: long after the response)",
+    "drops-a-kept-alive-connection": "once, close a kept-alive connection under the request after a ping (FIN)",
+    "resets-a-kept-alive-connection": "the same, with a reset (RST) instead of a clean close",
 }
 LATER = 2.0  # seconds; the kit does not judge the order of two streams within 1 s
 SOON = 0.3  # seconds: after the response as the kit records it (the POST's reader is not beaten
@@ -34,7 +42,7 @@ SOON = 0.3  # seconds: after the response as the kit records it (the POST's read
 HOLD = LATER + 0.7  # in both GET modes the next such request waits this long: the client still listens
 
 STREAMS: dict[str, queue.Queue[bytes]] = {}  # session id -> what its GET stream sends
-TOKENS = {"seen": 0}
+TOKENS = {"seen": 0, "dropped": 0}
 LOCK = threading.Lock()
 
 
@@ -59,7 +67,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def drop_this_one(self) -> bool:
+        """In the drops-/resets- modes: whether to close the connection under this request (once,
+        the first request that follows a ping on its connection); closes it if so."""
+        if not self.mode.endswith("-a-kept-alive-connection") or not getattr(self, "answered_a_ping", False):
+            return False
+        with LOCK:
+            if TOKENS["dropped"]:
+                return False
+            TOKENS["dropped"] = 1
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))  # read, and never answered
+        if self.mode.startswith("resets"):
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+        print("dropped", flush=True)
+        return True
+
     def do_POST(self) -> None:
+        if self.drop_this_one():
+            return
         try:
             msg = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
         except ValueError:
@@ -86,6 +113,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         if "progressToken" not in meta:
             self.send(200, answer.encode())
+            self.answered_a_ping = msg["method"] == "ping"
             return
         token = meta["progressToken"]
         with LOCK:
@@ -133,6 +161,8 @@ def main() -> None:
     if mode not in MODES:
         raise SystemExit(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
     Handler.mode = mode
+    if mode.endswith("-a-kept-alive-connection"):
+        Handler.protocol_version = "HTTP/1.1"  # connections kept alive, as Node's and uvicorn's
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(f"listening at http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)

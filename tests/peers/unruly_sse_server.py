@@ -12,6 +12,8 @@ import json
 import os
 import queue
 import secrets
+import socket
+import struct
 import sys
 import threading
 import time
@@ -30,10 +32,15 @@ MODES = {
                             "(JSON-RPC lets answers come in any order)",
     "few-workers": "serve at most 40 connections at a time, each waiting for its request without a time limit: "
                    "idle or half-sent connections starve everyone else",
+    "drops-a-kept-alive-connection": "once, read the POST that follows a ping's on the same kept-alive connection "
+                                     "and close the connection under it (FIN), as servers that close idle "
+                                     "connections do to a request crossing the close; prints 'dropped'",
+    "resets-a-kept-alive-connection": "the same, with a reset (RST) instead of a clean close",
 }
 
 SESSIONS: dict[str, queue.Queue[bytes | None]] = {}
 POSTS = 0
+DROPPED = {"done": False}
 LOCK = threading.Lock()
 
 
@@ -135,6 +142,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         session = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("session", [""])[0]
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.drop_this_one():
+            return
         with LOCK:
             POSTS += 1
             count = POSTS
@@ -182,10 +191,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
                             {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
 
             data = json.dumps(response, separators=(",", ":")).encode()
+            self.answered_a_ping = msg.get("method") == "ping"
             if self.mode == "answers-out-of-order" and msg.get("method") == "ping" and count % 2:
                 threading.Timer(0.2, outbox.put, args=(data,)).start()  # the next ping's answer overtakes it
                 return
             outbox.put(data)
+
+    def drop_this_one(self) -> bool:
+        """In the drops-/resets- modes, once: close the connection under the POST that follows a
+        ping's on it, leaving it unanswered (its body is read)."""
+        if not self.mode.endswith("-a-kept-alive-connection") or not getattr(self, "answered_a_ping", False):
+            return False
+        with LOCK:
+            if DROPPED["done"]:
+                return False
+            DROPPED["done"] = True
+        if self.mode.startswith("resets"):
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+        print("dropped", flush=True)
+        return True
 
     def reply(self, status: int, body: bytes) -> None:
         self.send_response(status)
