@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
-from .machinery.http_client import closed_before_answering, drop_idle_connections, first_words, socket_of
+from .machinery.http_client import first_words, post_resent_once, socket_of
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
@@ -216,22 +216,16 @@ class SseClientTransport:
         shown = without_query(self._endpoint)  # the query holds the session id: never in a message
         if bound <= 0:
             raise TimeoutError(f"no time left to POST to {shown}")
-        deadline = time.monotonic() + bound
-        for attempt in (1, 2):
-            try:
-                # LC-24: both to connect and to wait for the answer, so a frozen server costs a
-                # request no more than its own timeout.
-                response = self._http.post(self._endpoint, data=data, timeout=(bound, bound),
-                                           headers={"Content-Type": "application/json"})
-                break
-            except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-                raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None
-            except requests.RequestException as exc:
-                if attempt == 1 and closed_before_answering(exc) and time.monotonic() < deadline:
-                    drop_idle_connections(self._http)  # a kept-alive connection the server had closed: once more
-                    bound = deadline - time.monotonic()
-                    continue
-                raise ConnectionClosed(f"could not POST to {shown}: {unreachable(self._endpoint, exc, bound)}") from exc
+        try:
+            # LC-24: both to connect and to wait for the answer, so a frozen server costs a
+            # request no more than its own timeout; sent once more if it crossed the close of an
+            # idle kept-alive connection (machinery/http_client.py, point 7).
+            response = post_resent_once(self._http, lambda left: self._http.post(
+                self._endpoint, data=data, timeout=(left, left), headers={"Content-Type": "application/json"}), bound)
+        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+            raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None
+        except requests.RequestException as exc:
+            raise ConnectionClosed(f"could not POST to {shown}: {unreachable(self._endpoint, exc, bound)}") from exc
         if not 200 <= response.status_code < 300:
             raise HttpError(f"POST to {shown} answered HTTP {response.status_code} {response.reason}: "
                             f"{response.text[:200]}", response.status_code)

@@ -59,9 +59,8 @@ from . import messages
 from .machinery.http_client import (
     HttpError,
     cause_of,
-    closed_before_answering,
-    drop_idle_connections,
     http_session,
+    post_resent_once,
     read_body,
     short_reads,
     socket_of,
@@ -162,23 +161,19 @@ class StreamableHttpClientTransport:
         elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
-        for attempt in (1, 2):
-            try:
-                # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for
-                # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
-                # connect and to wait for the answer to begin
-                response = self._http.post(self.url, data=data, headers=self._headers(json_body=True),
-                                           timeout=(bound, bound), stream=True)
-                break
-            except requests.Timeout:  # the session turns it into RequestTimeout for the caller
-                raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
-            except requests.ConnectionError as exc:
-                if attempt == 1 and closed_before_answering(exc) and time.monotonic() < deadline:
-                    drop_idle_connections(self._http)  # a kept-alive connection the server had closed: once more
-                    continue
-                raise self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}") from None
-            except requests.RequestException as exc:
-                raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
+        try:
+            # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for
+            # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
+            # connect and to wait for the answer to begin. Sent once more if it crossed the close
+            # of an idle kept-alive connection (machinery/http_client.py, point 7).
+            response = post_resent_once(self._http, lambda left: self._http.post(
+                self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
+        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+            raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
+        except requests.ConnectionError as exc:
+            raise self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}") from None
+        except requests.RequestException as exc:
+            raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:

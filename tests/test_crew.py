@@ -60,7 +60,7 @@ def test_a_quick_request_runs_on_the_reader_without_another_thread(memory_client
     # No hand-off: the thread reading runs them. (A request that holds the reader past
     # STANDBY_DELAY, as one may on a loaded machine, lets the standby take the reading over and
     # run the next ones: a change of thread now and then, never one per request.)
-    changes = sum(1 for before, after in zip(seen, seen[1:]) if before != after)
+    changes = sum(1 for before, after in zip(seen, seen[1:], strict=False) if before != after)
     assert "reader" in seen[0] and changes <= 3, seen
 
 

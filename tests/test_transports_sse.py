@@ -553,21 +553,9 @@ def test_a_post_crossing_the_close_of_an_idle_connection_is_sent_once_more(mode:
     (the server closed cleanly, or reset the connection). The server never answered it, so the
     client sends it once more, on a fresh connection, and the call succeeds
     (tests/peers/unruly_sse_server.py's drops- and resets- modes close one connection so)."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    from .peers import running
 
-    peer_script = Path(__file__).parent / "peers" / "unruly_sse_server.py"
-    peer = subprocess.Popen([sys.executable, str(peer_script), "--mode", mode], stdout=subprocess.PIPE, text=True)
-    try:
-        assert peer.stdout is not None
-        url = peer.stdout.readline().split(" at ", 1)[1].strip()
-        with Client.sse(url, timeout=10) as client:
-            client.ping()
-            client.ping()  # the server closes the connection under this POST; the resend is answered
-            assert peer.stdout.readline().strip() == "dropped"  # (so the resend was needed)
-    finally:
-        peer.kill()
-        peer.wait(10)
-        if peer.stdout is not None:
-            peer.stdout.close()
+    with running("unruly_sse_server.py", mode) as (url, said), Client.sse(url, timeout=10) as client:
+        client.ping()
+        client.ping()  # the server closes the connection under this POST; the resend is answered
+        assert said.readline().strip() == "dropped"  # (so the resend was needed)

@@ -703,21 +703,9 @@ def test_a_request_crossing_the_close_of_an_idle_connection_is_sent_once_more(mo
     Either way the server never answered it, so the client sends it once more, on a fresh
     connection, and the call succeeds (tests/peers/unruly_http_server.py, its drops- and
     resets- modes, closes one connection under the request that follows a ping)."""
-    import subprocess
-    import sys
+    from .peers import running
 
-    from .test_check_streamable_http import UNRULY_HTTP
-
-    peer = subprocess.Popen([sys.executable, str(UNRULY_HTTP), "--mode", mode], stdout=subprocess.PIPE, text=True)
-    try:
-        assert peer.stdout is not None
-        url = peer.stdout.readline().split(" at ", 1)[1].strip()
-        with Client.http(url, timeout=10, fallback=False) as client:
-            client.ping()
-            client.ping()  # the server closes the connection under this one, then answers its resend
-            assert peer.stdout.readline().strip() == "dropped"  # (so the resend was needed)
-    finally:
-        peer.kill()
-        peer.wait(10)
-        if peer.stdout is not None:
-            peer.stdout.close()
+    with running("unruly_http_server.py", mode) as (url, said), Client.http(url, timeout=10, fallback=False) as client:
+        client.ping()
+        client.ping()  # the server closes the connection under this one, then answers its resend
+        assert said.readline().strip() == "dropped"  # (so the resend was needed)

@@ -21,8 +21,9 @@ client ends of both HTTP transports raise for a refused request). In short:
 6. ``why_refused(response, timeout)``: why the server refused a request, in its own words when
    its body is a JSON-RPC error, else the body's first words.
 7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
-   server had closed while it was idle (the server never read it: it may be sent once more,
-   after ``drop_idle_connections(session)``); ``cause_of(exc)``: a connection error in a few words.
+   server had closed while it was idle (the server never answered it: it may be sent once more,
+   after ``drop_idle_connections(session)``; ``post_resent_once`` does both);
+   ``cause_of(exc)``: a connection error in a few words.
 8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now.
 """
 
@@ -207,6 +208,20 @@ def stop_reading(sock: Any, response: Any) -> None:
         response.close()
     except Exception:
         pass
+
+
+def post_resent_once(session: Any, post: Callable[[float], Any], bound: float) -> Any:
+    """``post(seconds)``, given ``bound`` seconds; if it failed on a connection the server had
+    closed while idle (``closed_before_answering``), once more on a fresh connection, given what
+    is left of ``bound``. Raises what the last attempt raised (requests' exceptions)."""
+    deadline = time.monotonic() + bound
+    try:
+        return post(bound)
+    except Exception as exc:
+        if not closed_before_answering(exc) or time.monotonic() >= deadline:
+            raise
+    drop_idle_connections(session)  # the kept-alive connections go: the next request opens a fresh one
+    return post(deadline - time.monotonic())
 
 
 def drop_idle_connections(session: Any) -> None:
