@@ -19,10 +19,10 @@ HTTP is requests (one ``requests.Session``, so POSTs reuse a kept-alive connecti
 server allows it; a POST that fails, with no byte of an answer, on one the server closed while
 idle is sent once more on a fresh one: machinery/http_client.py), and the event stream is
 parsed by sseclient-py, fed with short reads so that each event is handled the moment it
-arrives. The session does not consult the
-environment on every POST (``trust_env`` is off: looking up proxy settings cost about a
-quarter of the client's CPU per POST); proxies and a CA bundle named by the environment are
-read once, when the transport is made, and ``proxies=`` / ``verify=`` override them.
+arrives. The session does not consult the environment on every POST (``trust_env`` is off:
+looking up proxy settings cost about a quarter of the client's CPU per POST); proxies and a CA
+bundle named by the environment are read once, when the transport is made, and ``proxies=`` /
+``verify=`` override them.
 
 When the server cannot be reached, the error says so in one sentence of our own, what happened
 and what to check (``could not connect to URL: nothing is listening at 127.0.0.1:8000

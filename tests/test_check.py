@@ -24,6 +24,7 @@ from mcp_ref.tooling import requirements
 from mcp_ref.tooling.check.registry import all_client_cases, all_server_cases
 
 from .conftest import ROOT, SseServerProcess
+from .peers import running
 
 MCP_REF = shutil.which("mcp-ref", path=str(Path(sys.executable).parent)) or "mcp-ref"
 PEERS = ROOT / "tests" / "peers"
@@ -183,19 +184,10 @@ def test_a_silent_server_is_judged_by_the_ping_after_its_input_and_says_when_tha
 
 
 def test_a_finding_carries_its_spec_section_and_the_headers_the_kit_sent(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, str(PEERS / "unruly_sse_server.py"), "--mode", "any-origin"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().rsplit(" at ", 1)[1].strip()
+    with running("unruly_sse_server.py", "any-origin") as (url, _):
         junit = tmp_path / "junit.xml"
         code, report, out = check_json(tmp_path, "server", "--sse", url, "--only", "TR-06", "--timeout", "2",
                                        "--junit", str(junit))
-    finally:
-        proc.kill()
-        proc.wait(10)
-        if proc.stdout is not None:
-            proc.stdout.close()
     assert code == 1, out
     link = "https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#security-warning"
     finding = report["cases"][0]["findings"][0]
@@ -218,18 +210,9 @@ def test_a_finding_carries_its_spec_section_and_the_headers_the_kit_sent(tmp_pat
 def test_an_error_caused_by_the_servers_own_refused_request_is_counted_once_over_sse(tmp_path: Path) -> None:
     """The server asks a client without sampling to sample while the client's subscribe POST is still
     in flight, then fails the subscribe: one LC-15 warning, and no RES-01 failure on top of it."""
-    proc = subprocess.Popen([sys.executable, str(PEERS / "unruly_sse_server.py"), "--mode", "sampling-on-subscribe"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().rsplit(" at ", 1)[1].strip()
+    with running("unruly_sse_server.py", "sampling-on-subscribe") as (url, _):
         code, report, out = check_json(tmp_path, "server", "--sse", url, "--only", "resources", "LC-15",
                                        "--timeout", "3")
-    finally:
-        proc.kill()
-        proc.wait(10)
-        if proc.stdout is not None:
-            proc.stdout.close()
     assert not_passed(report) == {"lifecycle.uses-only-client-capabilities": "WARN"}, out
     subscribe = next(c for c in report["cases"] if c["name"] == "resources.subscribe-and-unsubscribe")
     assert any("sampling/createMessage, which the kit refused" in note for note in subscribe["notes"])

@@ -10,14 +10,13 @@ closing note of issue 25 gives the figures).
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import ROOT, SseServerProcess
+from .peers import running
 from .test_check import MCP_REF, check_json, not_passed
 
 
@@ -52,15 +51,8 @@ UNRULY_HTTP = ROOT / "tests" / "peers" / "unruly_http_server.py"
 
 @contextlib.contextmanager
 def unruly_http(mode: str) -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, str(UNRULY_HTTP), "--mode", mode], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        yield proc.stdout.readline().split(" at ", 1)[1].strip()
-    finally:
-        proc.kill()
-        proc.wait(10)
-        assert proc.stdout is not None
-        proc.stdout.close()
+    with running(UNRULY_HTTP.name, mode) as (url, _):
+        yield url
 
 
 @pytest.mark.parametrize("mode, status", [

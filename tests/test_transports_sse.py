@@ -27,6 +27,7 @@ from mcp_ref.sse import SseHttpServer
 from mcp_ref.sse_client import SseClientTransport
 
 from .conftest import ROOT, Waiters, server_command
+from .peers import running
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
@@ -553,8 +554,6 @@ def test_a_post_crossing_the_close_of_an_idle_connection_is_sent_once_more(mode:
     (the server closed cleanly, or reset the connection). The server never answered it, so the
     client sends it once more, on a fresh connection, and the call succeeds
     (tests/peers/unruly_sse_server.py's drops- and resets- modes close one connection so)."""
-    from .peers import running
-
     with running("unruly_sse_server.py", mode) as (url, said), Client.sse(url, timeout=10) as client:
         client.ping()
         client.ping()  # the server closes the connection under this POST; the resend is answered

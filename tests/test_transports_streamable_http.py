@@ -22,6 +22,7 @@ from mcp_ref.machinery.http_server import SseHttpServer
 from mcp_ref.machinery.relay import LocalRelay
 
 from .conftest import Waiters
+from .peers import running
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
@@ -703,8 +704,6 @@ def test_a_request_crossing_the_close_of_an_idle_connection_is_sent_once_more(mo
     Either way the server never answered it, so the client sends it once more, on a fresh
     connection, and the call succeeds (tests/peers/unruly_http_server.py, its drops- and
     resets- modes, closes one connection under the request that follows a ping)."""
-    from .peers import running
-
     with running("unruly_http_server.py", mode) as (url, said), Client.http(url, timeout=10, fallback=False) as client:
         client.ping()
         client.ping()  # the server closes the connection under this one, then answers its resend

@@ -330,9 +330,7 @@ class Crew:
             while not self._put_down_if_idle(me) and not self._stopped:
                 request = self._read(None)  # does not block: a message waits, and only we read
                 if request is not None:
-                    self._run_as_reader(request)
-                if self._reader is not me:  # a standby took over while we ran a request (rule 3)
-                    return
+                    self._run_as_reader(request)  # (a standby may take the reading over: the loop ends)
         except BaseException as exc:  # read() handles its own errors: this is a bug of ours
             self._report(exc)
             self.stop()

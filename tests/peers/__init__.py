@@ -16,7 +16,8 @@ HERE = Path(__file__).resolve().parent
 def running(script: str, mode: str) -> Iterator[tuple[str, IO[str]]]:
     """``script`` (one of this folder's unruly servers) in ``mode``: its URL, from its first line
     ("listening at URL"), and its stdout for what it prints after; killed at the end."""
-    peer = subprocess.Popen([sys.executable, str(HERE / script), "--mode", mode], stdout=subprocess.PIPE, text=True)
+    peer = subprocess.Popen([sys.executable, str(HERE / script), "--mode", mode], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
     try:
         assert peer.stdout is not None
         yield peer.stdout.readline().split(" at ", 1)[1].strip(), peer.stdout
