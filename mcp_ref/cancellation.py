@@ -104,18 +104,22 @@ class Running(Protocol):
 # --- sending: we give up on a request of ours ----------------------------------------------------
 
 
-def tell_peer(notify: Callable[[str, dict[str, Any], float], None], request_id: RequestId, method: str,
-              reason: str | None, timeout: float) -> None:
-    """Send ``notifications/cancelled`` for our request ``request_id`` (of ``method``), within
-    ``timeout`` seconds (``notify`` drops it quietly after that: a peer that does not read is
-    often why we give up). The caller has already removed the request from its pending table, so
-    it names only a request of ours still in flight (CAN-01, CAN-02, CAN-17)."""
+def tell_peer(notify: Callable[..., None], request_id: RequestId, method: str, reason: str | None,
+              timeout: float) -> None:
+    """Send ``notifications/cancelled`` for our request ``request_id`` (of ``method``) with
+    ``notify(method, params, timeout=...)``, within ``timeout`` seconds; a notice that cannot go
+    out in that time is dropped quietly (a peer that does not read is often why we give up). The
+    caller has already removed the request from its pending table, so it names only a request of
+    ours still in flight (CAN-01, CAN-02, CAN-17)."""
     if method == "initialize":  # CAN-03, CAN-19: initialize is never cancelled
         return
     params: dict[str, Any] = {"requestId": request_id}  # CAN-20: the id we sent it with, same direction
     if reason:
         params["reason"] = reason
-    notify(METHOD, params, timeout)
+    try:
+        notify(METHOD, params, timeout=timeout)
+    except (messages.McpError, TimeoutError) as exc:  # the peer is gone or not reading: nobody to tell
+        log.debug("could not tell the peer that %s (id %r) was cancelled: %s", method, request_id, exc)
 
 
 # --- receiving: the peer gives up on a request it sent us ----------------------------------------

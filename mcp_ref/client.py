@@ -43,7 +43,7 @@ from typing import Any
 from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
 from .machinery import lifetime
-from .machinery.reading import Transport
+from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import SubprocessTransport
@@ -126,7 +126,6 @@ class Client:
             default_timeout=timeout,
             trace=_trace_hook(trace),
             name="mcp_ref-client",
-            callers_read=True,
         )
         lifetime.track(self)  # closed at exit if the program forgets to
 

@@ -35,7 +35,7 @@ from . import session as engine
 from .completion import Completer, CompletionRegistry
 from .lifecycle import Phase
 from .machinery.ratelimit import RateLimit
-from .machinery.reading import Transport
+from .machinery.transport import Transport
 from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry

@@ -1,24 +1,34 @@
-"""The session engine: match every answer to its request, and answer every request once.
+"""The session engine: one reader thread, a bounded pool, and a Future per request we send.
 
 Not a spec page of its own: the engine under both faces (client.py, server.py). It does what
 basic/messages asks of each party to the conversation, and knows no MCP method but the two base
 notifications it must act on. https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
 
 1. A session is one connection, seen from one side; both sides ask, answer and notify alike.
-2. Our request gets an id new to the session (MSG-04) and waits in the *pending* table until the
-   answer with that id (MSG-05). Whoever takes it out of the table settles it, so it is settled
-   once, and a late answer finds nothing. Its timeout (LC-24) or its caller may give it up; then
-   the peer is told (cancellation.py).
-3. What arrives is classified (messages.py). An answer goes to its pending request; a request to
-   the face's ``on_request``, whose result or error is sent back as its one answer; a notification
-   to the face's ``on_notification``, except cancellation and progress, handled here (their pages).
-4. One thread reads at a time and runs what it reads; a standby takes the reading over when a
-   request runs long, so a handler may block, or ask the peer and wait (machinery/crew.py).
-5. At the end every request we wait for fails with ``ConnectionClosed``; every handler is flagged.
+2. One *reader thread* reads the peer's messages one after another and classifies each
+   (messages.py). An answer settles the request of ours that has its id (MSG-05). A
+   notification is handled at once, on the reader, so notifications are handled in the order
+   they came: cancellation and progress here (their pages), any other by the face's
+   ``on_notification``. A request goes to the session's *pool* (machinery/pool.py), whose
+   threads run the face's ``on_request`` and send its result or error back as the request's one
+   answer; the reader goes back to reading at once. So while a handler runs, or blocks, or asks
+   the peer something and waits (sampling, roots), a ping is still answered, a cancellation
+   seen, and the answer to the handler's own request read. A few methods (the face names them:
+   ``initialize``, ``ping``) run on the reader itself, before the next message is read.
+3. Our request gets an id new to the session (MSG-04) and a ``concurrent.futures.Future``, kept
+   in the *pending* table under that id until its answer comes; the caller waits on the Future,
+   no longer than the request's timeout (LC-24). Whoever takes the entry out of the table
+   settles the Future: the reader with the answer, or the caller giving up (its time ran out, it
+   cancelled, it was interrupted, the session closed), who then tells the peer
+   (cancellation.py). So a Future is settled exactly once, an answer that arrives late finds
+   nothing (CAN-10, CAN-11), and a request that was answered is never cancelled.
+4. At the end (end of input, ``close()``, a broken transport) every request still pending fails
+   with ``ConnectionClosed``, and every running handler is told through its cancellation flag.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import logging
@@ -29,10 +39,9 @@ from typing import Any
 
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
-from .machinery import related
-from .machinery.crew import Crew, CrewFull
-from .machinery.reading import Countdown, Errand, Reading, RefusableJob, Transport
-from .machinery.reply import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
+from .machinery.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
+from .machinery.pool import DEFAULT_MAX_QUEUED, Pool, PoolFull
+from .machinery.transport import Transport
 from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, RequestId
 
 log = logging.getLogger("mcp_ref.session")
@@ -46,6 +55,7 @@ RequestHandler = Callable[["RequestContext"], dict[str, Any]]
 NotificationHandler = Callable[["Session", str, dict[str, Any]], None]
 ProgressCallback = progress.ProgressCallback
 TraceCallback = Callable[[str, bytes], None]
+RequestHook = Callable[[RequestId], contextlib.AbstractContextManager[Any]]
 
 
 class RequestContext(cancellation.Cancellable, progress.ReportsProgress):
@@ -73,15 +83,18 @@ class Session:
 
     ``on_request(ctx)`` answers the peer's requests (a result dict, or raise ``McpError``), given a
     ``context(session, id, method, params)``; ``knows_method`` says which methods it serves (any
-    other is -32601). ``inline_methods`` finish before the next message is read. ``on_notification``
-    runs on the reading thread, in order. ``trace(direction, data)`` sees every message. At most
-    ``max_running`` of the peer's requests run at once. ``callers_read``: crew.py, rule 6."""
+    other is -32601). ``inline_methods`` run on the reader thread, before the next message is
+    read; the others on the pool, at most ``max_running`` at once with at most ``max_queued``
+    waiting. ``on_notification`` runs on the reader thread, in order. ``trace(direction, data)``
+    sees every message. ``around_request(request_id)``, a context manager, is entered around each
+    handler, on the handler's thread (Streamable HTTP installs one to know which request a
+    message belongs to)."""
 
     def __init__(self, transport: Transport, *, on_request: RequestHandler, on_notification: NotificationHandler,
                  inline_methods: frozenset[str] = frozenset(), knows_method: Callable[[str], bool] | None = None,
                  context: type[RequestContext] = RequestContext, default_timeout: float = DEFAULT_TIMEOUT,
-                 max_running: int = DEFAULT_MAX_RUNNING, trace: TraceCallback | None = None, name: str = "mcp_ref",
-                 callers_read: bool = False):
+                 max_running: int = DEFAULT_MAX_RUNNING, max_queued: int = DEFAULT_MAX_QUEUED,
+                 trace: TraceCallback | None = None, name: str = "mcp_ref"):
         self._transport = transport
         self._on_request = on_request
         self._on_notification = on_notification
@@ -91,6 +104,7 @@ class Session:
         self.default_timeout = default_timeout
         self._trace = trace
         self.name = name
+        self.around_request: RequestHook = contextlib.nullcontext
         self.lifecycle = LifecycleState()  # the phase, and what initialization agreed (lifecycle.py)
         self.state: dict[str, Any] = {}  # per-session data of the layers above (a log level, say)
         self._lock = threading.Lock()  # guards every change to the three tables, and _closed
@@ -98,36 +112,51 @@ class Session:
         self._progress: dict[RequestId, ProgressCallback] = {}  # progress token -> callback, for ours
         self._running: dict[RequestId, RequestContext] = {}  # the peer's, not yet answered
         self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
-        self._unanswered = Countdown()  # the peer's requests taken in and not yet answered
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
         self._close_callbacks: list[Callable[[Session], None]] = []
-        self._callers_read = bool(callers_read and getattr(transport, "timed_receive", False))
-        reading = Reading(transport, handle=self._dispatch, take_answer=self._take_answer, ended=self._input_ended,
-                          framing_error=lambda exc: self._answer(None, exc), hand_over=lambda: self._crew.hand_over(),
-                          broken=lambda exc: self._shutdown(f"transport failed: {exc}"))
-        self._crew = Crew(name, reading.read, max_threads=max_running + 1, waiting=getattr(transport, "waiting", None),
-                          awaited=self._awaiting_answers if self._callers_read else None,
-                          deliverers_read=getattr(transport, "deliverers_read", False))
-        getattr(transport, "on_arrival", lambda *hooks: None)(self._crew.message_arrived, self._crew.read_here)  # rules 3, 8
-        self._dispatching = False  # the reader is handling a message that must finish first
+        self._pool = Pool(f"{name}-worker", max_running, max_queued)
+        self._reader = threading.Thread(target=self._read_all, name=f"{name}-reader", daemon=True)
 
     # --- running and ending ----------------------------------------------------------------------
 
     def start(self) -> None:
-        self._crew.start()  # reading, on a thread of the session's crew (it ends with the session)
+        """Start the reader thread (a daemon: it ends with the input, and never holds the program)."""
+        self._reader.start()
 
-    def _input_ended(self) -> None:  # LC-19: `printf '...' | mcp-ref serve` still shows every answer
-        self._unanswered.wait_for_zero(END_OF_INPUT_GRACE)
+    def _read_all(self) -> None:
+        """The reader thread: every message the peer sends, in order, until the input ends."""
+        while True:
+            try:
+                data = self._transport.receive()
+            except McpError as exc:  # a message the transport discarded (a line too long): say so, read on
+                self._answer(None, exc)
+                continue
+            except Exception as exc:  # OSError or worse: the channel is unusable
+                self._shutdown(f"transport failed: {exc}")
+                return
+            if data is None:
+                self._input_ended()
+                return
+            try:
+                self._dispatch(data)
+            except Exception:  # a bug of ours must not end the session: drop this one message
+                log.exception("%s: could not dispatch a message; it was dropped", self.name)
+
+    def _input_ended(self) -> None:
+        """LC-19: the peer closed its side. Requests still running get a grace to answer, so
+        ``printf '...' | mcp-ref serve`` still shows every answer; then the session ends."""
+        if not self._closed:
+            self._pool.wait_idle(END_OF_INPUT_GRACE)
         self._shutdown(self._transport.describe_close())
 
     def run_in_background(self, fn: Callable[..., None], *args: Any) -> None:
-        """Run ``fn(*args)`` on another thread of the session (work, started by a notification, that
-        sends requests); dropped, with a warning, when the session is overloaded."""
+        """Run ``fn(*args)`` on the session's pool (work, started by a notification, that sends
+        requests); dropped, with a warning, when the pool is full."""
         try:
-            self._crew.submit(functools.partial(fn, *args))
-        except CrewFull as exc:
+            self._pool.submit(functools.partial(fn, *args))
+        except PoolFull as exc:
             log.warning("%s: dropped background work %r: %s", self.name, fn, exc)
 
     def on_close(self, callback: Callable[[Session], None]) -> None:
@@ -160,10 +189,10 @@ class Session:
             self._progress.clear()
             running = list(self._running.values())
         for out in pending:
-            out.reply.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
+            out.future.set_exception(ConnectionClosed(f"Connection closed: {reason} (while waiting for {out.method})"))
         for ctx in running:
             ctx.cancellation.set(f"connection closed: {reason}")
-        self._crew.stop()
+        self._pool.stop()
         if wait:
             self._release()
         else:
@@ -206,18 +235,11 @@ class Session:
         except (McpError, TimeoutError) as exc:
             log.debug("%s: dropped a response: %s", self.name, exc)
 
-    def notify_quietly(self, method: str, params: dict[str, Any] | None, timeout: float | None = None) -> None:
-        """Send a notification nobody waits for; if it cannot go out, log it and move on."""
-        try:
-            self.notify(method, params, timeout=timeout)
-        except (McpError, TimeoutError, messages.NotJson) as exc:
-            log.debug("%s: dropped %s: %s", self.name, method, exc)
-
     def start_request(self, method: str, params: dict[str, Any] | None = None, *,
                       on_progress: ProgressCallback | None = None, timeout: float | None = None) -> OutgoingRequest:
         """Send a request and return at once; ``.result()`` waits for its answer. ``timeout`` (default:
         the session's) covers sending too. Params that are not strict JSON: ``InvalidParams``, at once."""
-        if self._dispatching and self._crew.is_reader():  # its answer could never be read: fail loudly
+        if threading.current_thread() is self._reader:  # its answer could never be read: fail loudly
             raise RuntimeError(f"cannot send {method!r} from a notification callback: it runs on the session's "
                                "reader thread, which must stay free to read the answer. Hand the work to another thread.")
         timeout = self.default_timeout if timeout is None else timeout
@@ -255,11 +277,8 @@ class Session:
             raise ConnectionClosed(f"Connection closed: {self.close_reason}; cannot send {method}")
         self._write(messages.encode(messages.notification(method, params)), timeout)  # MSG-08: no id
 
-    def _awaiting_answers(self) -> bool:
-        return bool(self._pending)
-
     def _forget(self, request_id: RequestId) -> bool:
-        """Take our request out of the pending table; True if it was there (its Reply is then ours)."""
+        """Take our request out of the pending table; True if it was there (settling it is then ours)."""
         with self._lock:
             self._progress.pop(request_id, None)
             return self._pending.pop(request_id, None) is not None
@@ -270,65 +289,50 @@ class Session:
         if not self._forget(out.id):  # CAN-02, CAN-17: only while it is still pending
             return False
         if notice_timeout > 0:
-            cancellation.tell_peer(self.notify_quietly, out.id, out.method, reason, notice_timeout)  # CAN-01
-        out.reply.set_exception(error or messages.RequestCancelled(f"{out.method} was cancelled: {reason or 'no reason given'}"))
+            cancellation.tell_peer(self.notify, out.id, out.method, reason, notice_timeout)  # CAN-01
+        out.future.set_exception(error or messages.RequestCancelled(f"{out.method} was cancelled: {reason or 'no reason given'}"))
         return True
 
-    def read_until(self, answered: Callable[[], bool], deadline: float) -> None:
-        if self._callers_read:  # a caller reads its own answer when nobody else reads (crew.py, rule 6)
-            self._crew.read_until(answered, deadline)
+    # --- receiving (on the reader thread) --------------------------------------------------------
 
-    # --- receiving -------------------------------------------------------------------------------
-
-    def _dispatch(self, data: bytes) -> RefusableJob | None:
-        """A message a crew member read; returns a request that may take long, for the crew to run."""
+    def _dispatch(self, data: bytes) -> None:
+        """One message the reader read: classify it and hand it on."""
         if self._trace is not None:
             self._trace("<-", data)
-        self._dispatching = True
         try:
-            try:
-                msg = messages.decode(data)
-                kind = messages.classify(msg)
-            except InvalidRequest as exc:
-                self._answer(exc.request_id, exc)
-                return None
-            except McpError as exc:  # ParseError: the id cannot be known, so it is null
-                self._answer(None, exc)
-                return None
-            if kind is messages.REQUEST:
-                return self._on_incoming_request(msg)
-            if kind is messages.RESPONSE:
-                self._on_response(msg)
-            else:
-                self._on_incoming_notification(msg)
-        except Exception:  # a bug of ours must not end the session: drop this one message
-            log.exception("%s: could not dispatch a message; it was dropped", self.name)
-        finally:
-            self._dispatching = False
-        return None
-
-    def _take_answer(self, data: bytes, msg: Message) -> None:  # a caller read it (crew.py, rule 6)
-        if self._trace is not None:
-            self._trace("<-", data)
-        self._on_response(msg)
+            msg = messages.decode(data)
+            kind = messages.classify(msg)
+        except InvalidRequest as exc:
+            self._answer(exc.request_id, exc)
+            return
+        except McpError as exc:  # ParseError: the id cannot be known, so it is null
+            self._answer(None, exc)
+            return
+        if kind is messages.RESPONSE:
+            self._on_response(msg)
+        elif kind is messages.REQUEST:
+            self._on_incoming_request(msg)
+        else:
+            self._on_incoming_notification(msg)
 
     def _on_response(self, msg: Message) -> None:
         request_id = msg.get("id")
         out = None
-        # CAN-11: whoever takes the entry out of the pending table resolves it; a late one finds nothing
+        # CAN-11: whoever takes the entry out of the pending table settles it; a late one finds nothing
         if messages.is_valid_id(request_id):
             with self._lock:
                 out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
-                last = not self._pending
-            if last and self._callers_read:  # crew.py, rule 7
-                self._crew.answered_all()
         if out is None:  # CAN-10: late, after we gave up; or about a message of ours the peer could not parse
             log.debug("dropping response with no pending request: %r", msg)
             return
-        out.reply.settle(messages.outcome(msg, out.method))  # MSG-01, MSG-06: its result, or the error to raise
+        outcome = messages.outcome(msg, out.method)  # MSG-01, MSG-06: its result, or the error to raise
+        if isinstance(outcome, BaseException):
+            out.future.set_exception(outcome)
+        else:
+            out.future.set_result(outcome)
 
-    def _on_incoming_request(self, msg: Message) -> RefusableJob | None:
+    def _on_incoming_request(self, msg: Message) -> None:
         request_id = msg["id"]
         params = msg.get("params")
         ctx = self._context(self, request_id, msg["method"], params if isinstance(params, dict) else {})
@@ -336,7 +340,6 @@ class Session:
             duplicate = request_id in self._running  # MSG-04, broken by the peer
             if not duplicate:
                 self._running[request_id] = ctx
-                self._unanswered.add()  # until _finish has sent its answer
         if duplicate:
             self._answer(request_id, InvalidRequest(f"Invalid Request: id {request_id!r} is already in use"))
         elif params is not None and not isinstance(params, dict) and (self._knows_method is None
@@ -345,46 +348,11 @@ class Session:
             self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:
             self._run_request(ctx)
-        else:  # the crew runs it (crew.py, rule 2), or refuses it when every thread is busy
-            return Errand(functools.partial(self._run_request, ctx),
-                          lambda reason: self._finish(ctx, InternalError(f"Server busy: {reason}")))
-        return None
-
-    def _run_request(self, ctx: RequestContext) -> None:
-        if ctx.cancellation.is_set:  # CAN-05: cancelled while it waited for a free thread: it never runs
-            self._finish(ctx, None)
-            return
-        outcome: dict[str, Any] | McpError
-        interrupted: BaseException | None = None
-        handling = related.handling(self._transport, ctx.request_id)  # what the handler sends belongs to it
-        try:
-            outcome = self._on_request(ctx)
-            if not isinstance(outcome, dict):  # a result is always a JSON object
-                raise TypeError(f"the handler for {ctx.method} returned {type(outcome).__name__}, not a dict")
-        except McpError as exc:
-            outcome = exc
-        except Exception:  # MSG-09, LOG-04: one short sentence; the details go to our log, not the peer
-            log.exception("handler for %s failed", ctx.method)
-            outcome = InternalError(f"Internal error while handling {messages.printable(ctx.method)}")
-        except BaseException as exc:  # SystemExit, KeyboardInterrupt...: still one answer per request
-            log.error("handler for %s raised %s", ctx.method, type(exc).__name__)
-            outcome = InternalError(f"Internal error: the handler for {messages.printable(ctx.method)} "
-                                    f"was stopped ({type(exc).__name__})")
-            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
-                interrupted = exc  # Ctrl-C meant for the program: answer, then let it through
-        finally:
-            related.done(handling)
-        self._finish(ctx, outcome)
-        if interrupted is not None:
-            raise interrupted
-
-    def _finish(self, ctx: RequestContext, outcome: dict[str, Any] | McpError | None) -> None:
-        with self._lock:
-            self._running.pop(ctx.request_id, None)  # type: ignore[arg-type]  # a request's id
-            ctx.progress.finish()  # PROG-15: no progress after the answer
-        if outcome is not None and not ctx.cancellation.is_set:  # CAN-06: no answer to a cancelled request
-            self._answer(ctx.request_id, outcome, ctx.method)
-        self._unanswered.done()
+        else:
+            try:
+                self._pool.submit(functools.partial(self._run_request, ctx))
+            except PoolFull as exc:  # every thread busy and the queue full: refuse it now, still once
+                self._finish(ctx, InternalError(f"Server busy: {exc}"))
 
     def _on_incoming_notification(self, msg: Message) -> None:
         method = msg["method"]
@@ -398,3 +366,33 @@ class Session:
                 self._on_notification(self, method, params)
             except Exception:
                 log.exception("notification handler for %s failed", method)
+
+    # --- running a request of the peer (on a thread of the pool) ---------------------------------
+
+    def _run_request(self, ctx: RequestContext) -> None:
+        if ctx.cancellation.is_set:  # CAN-05: cancelled while it waited for a free thread: it never runs
+            self._finish(ctx, None)
+            return
+        outcome: dict[str, Any] | McpError
+        try:
+            with self.around_request(ctx.request_id):  # type: ignore[arg-type]  # a request's id
+                outcome = self._on_request(ctx)
+            if not isinstance(outcome, dict):  # a result is always a JSON object
+                raise TypeError(f"the handler for {ctx.method} returned {type(outcome).__name__}, not a dict")
+        except McpError as exc:
+            outcome = exc
+        except Exception:  # MSG-09, LOG-04: one short sentence; the details go to our log, not the peer
+            log.exception("handler for %s failed", ctx.method)
+            outcome = InternalError(f"Internal error while handling {messages.printable(ctx.method)}")
+        except BaseException as exc:  # SystemExit and the like: still one answer per request
+            log.error("handler for %s raised %s", ctx.method, type(exc).__name__)
+            outcome = InternalError(f"Internal error: the handler for {messages.printable(ctx.method)} "
+                                    f"was stopped ({type(exc).__name__})")
+        self._finish(ctx, outcome)
+
+    def _finish(self, ctx: RequestContext, outcome: dict[str, Any] | McpError | None) -> None:
+        with self._lock:
+            self._running.pop(ctx.request_id, None)  # type: ignore[arg-type]  # a request's id
+            ctx.progress.finish()  # PROG-15: no progress after the answer
+        if outcome is not None and not ctx.cancellation.is_set:  # CAN-06: no answer to a cancelled request
+            self._answer(ctx.request_id, outcome, ctx.method)

@@ -69,15 +69,14 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from . import messages
-from .machinery.http_server import WORK_AFTER_RESPONSE
 from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
 from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
 from .machinery.http_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
 from .machinery.http_streams import sse_event as sse_event
 from .machinery.outbox import Full, Outbox
-from .machinery.reading import Inbox
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
+from .machinery.transport import Inbox
 
 if TYPE_CHECKING:
     from .session import Session, TraceCallback
@@ -120,9 +119,9 @@ RELAY_RETRY_AFTER_SECONDS = 2
 
 
 class _StreamTransport(Inbox):
-    """One SSE session: POST bodies are delivered to its inbox (machinery/reading.py's ``Inbox``,
-    which tells the session's crew: crew.py, rule 3), the stream drains ``outbox`` (machinery/outbox.py: at most ``max_queued``
-    messages of at most ``max_queued_bytes``).
+    """One SSE session: POST bodies are delivered to its inbox (machinery/transport.py's ``Inbox``,
+    which the session's reader reads), the stream drains ``outbox`` (machinery/outbox.py: at most
+    ``max_queued`` messages of at most ``max_queued_bytes``).
 
     A sender that finds no room waits for it, up to its timeout. If none comes, the stream has
     taken nothing: its writer is stuck, the client is not reading. ``send`` then raises
@@ -256,8 +255,6 @@ class SseApp:
         session_id = secrets.token_hex(16)  # 128 random bits
         sock = client_socket(request.environ)
         transport = _StreamTransport(self.max_queued, sock, self.max_queued_bytes)
-        # Under our own server a POST's thread is free once its 202 is out: it reads (crew.py, rule 8).
-        transport.deliverers_read = bool(request.environ.get(WORK_AFTER_RESPONSE))
         with self._lock:
             if len(self._streams) >= self.max_streams:
                 return _plain(503, f"this server already has {self.max_streams} open event streams; try again later",
@@ -316,10 +313,6 @@ class SseApp:
         # Into the session's inbox before we answer, so the client's order is kept: here,
         # when this process holds the session; else through the relay, which returns once
         # the holding process has queued it.
-        transport = self._streams.get(session_id)
-        if transport is not None and transport.deliverers_read:
-            transport.deliver(body, then_read=True)
-            return _accepted_then_reading(transport)
         try:
             self.relay.publish(session_id, body)
         except UnknownSession:
@@ -339,22 +332,6 @@ def _accepted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
     message (a measured gain: benchmarks/RESULTS.md)."""
     start_response("202 Accepted", _ACCEPTED_HEADERS)
     return [b"Accepted"]
-
-
-def _accepted_then_reading(transport: _StreamTransport) -> WsgiAnswer:
-    """``_accepted``, after which this thread reads the session's messages, its own among them, if
-    nobody else is (crew.py, rule 8): the server it runs on (``WORK_AFTER_RESPONSE``) has sent the
-    202 by then, so a long request holds up no client, and the message needs no other thread to
-    wake for it (a measured gain: benchmarks/RESULTS.md)."""
-
-    def answer(environ: dict[str, Any], start_response: Any) -> Iterator[bytes]:
-        start_response("202 Accepted", _ACCEPTED_HEADERS)
-        try:
-            yield b"Accepted"
-        finally:  # always, even if the client left: the message waits for a reader
-            transport.read_here()
-
-    return answer
 
 
 def _plain(status: int, text: str, headers: dict[str, str] | None = None) -> Response:

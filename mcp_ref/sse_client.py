@@ -185,7 +185,7 @@ class SseClientTransport:
                         "so it ends after that long without an event", self.url, self.timeout)
 
     def receive(self, timeout: float | None = None) -> bytes | None:
-        # (No timed_receive: the engine never passes a timeout to this transport.)
+        # (A timeout is not honoured here: the engine's reader never passes one.)
         if self._early:
             return self._early.pop(0)
         while True:

@@ -132,17 +132,15 @@ class StdioTransport:
 
     Every wait is bounded (machinery/pipes.py): a write to a pipe or socket waits for room only
     until the caller's deadline, so a peer that stops reading costs a caller its timeout at most,
-    and ``close()`` never waits for a stuck write. An unbuffered pipe can also be read with a
-    timeout (``timed_receive``: a client's caller reading its own answer, crew.py rule 6).
+    and ``close()`` never waits for a stuck write. The session's reader reads with no timeout;
+    an unbuffered pipe can also be read with one (``receive(timeout)``, machinery/transport.py).
     """
 
     def __init__(self, reader: IO[bytes], writer: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES):
         self._read = getattr(reader, "read1", reader.read)  # read1: whatever is there, no waiting for more
         # With no buffer in between, poll sees every byte there is to read.
         in_fd = pipes.pipe_fd(reader) if isinstance(reader, io.RawIOBase) else None
-        self.timed_receive = in_fd is not None
-        if in_fd is not None:
-            self._readable = pipes.readable_waiter(in_fd)
+        self._readable = pipes.readable_waiter(in_fd) if in_fd is not None else None
         self._writer = writer
         self._fd = pipes.nonblocking_fd(writer)  # None: write plainly
         self._write_lock = threading.Lock()  # one message at a time, whole
@@ -152,8 +150,10 @@ class StdioTransport:
         self._broken: str | None = None  # why the output is unusable (a message was cut short)
 
     def receive(self, timeout: float | None = None) -> bytes | None:
-        """The next message, or None at end of input. With a ``timeout`` (seconds; only when
-        ``timed_receive``), ``TimeoutError`` if no whole message came in time."""
+        """The next message, or None at end of input. With a ``timeout`` (seconds; only on an
+        unbuffered pipe or socket), ``TimeoutError`` if no whole message came in time."""
+        if timeout is not None and self._readable is None:
+            raise ValueError("this input cannot be read with a timeout: it is not an unbuffered pipe or socket")
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             msg = self._framer.next_message()
@@ -161,7 +161,8 @@ class StdioTransport:
                 return msg
             if self._eof:
                 return None
-            if deadline is not None and not pipes.wait(self._readable, deadline, self._is_closed):
+            if self._readable is not None and deadline is not None and not pipes.wait(self._readable, deadline,
+                                                                                       self._is_closed):
                 raise TimeoutError("no message within the timeout")
             chunk = self._read(READ_CHUNK)
             if not chunk:

@@ -262,6 +262,7 @@ class StreamableHttpApp:
         # Reachable from every process (through the relay) before the client learns the id.
         self.relay.hold(relay_key(session_id), lambda payload: take_relayed(self.relay, transport, payload, _GONE))
         session = self.open_session(transport)
+        session.around_request = transport.handling  # what a handler sends goes on its request's stream
         transport.session = session
         session.on_close(lambda s: self._forget(session_id))
         session.start()

@@ -111,8 +111,6 @@ class StreamableHttpClientTransport:
     until the session sends ``initialize``.
     """
 
-    timed_receive = True  # receive(timeout) works: a caller may read its own answer (crew.py, rule 6)
-
     def __init__(self, url: str, *, headers: dict[str, str] | None = None, timeout: float = 30.0,
                  proxies: dict[str, str] | None = None, verify: bool | str | None = None,
                  max_queued: int = DEFAULT_MAX_QUEUED, max_message_bytes: int = MAX_MESSAGE_BYTES):

@@ -30,7 +30,6 @@ from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
-from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
 from .python.registry import Registered, Registry, did_you_mean
 
@@ -50,24 +49,25 @@ class Tool(Registered):
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
                  input_schema: dict[str, Any] | None = None):
-        from .python.hints import passes_through
+        import jsonschema  # heavy: imported with the first tool registered, not by `import mcp_ref`
+
         from .python.returns import tool_result
 
         super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}")
         self.name = name
         self.input_schema = input_schema if input_schema is not None else self.signature.input_schema()
+        try:  # a schema that is not JSON Schema is the author's mistake: say so now, not at the first call
+            jsonschema.Draft7Validator.check_schema(self.input_schema)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"the input schema of tool {name!r} is not a valid JSON Schema: {exc.message} "
+                             f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
+        self._validator = jsonschema.Draft7Validator(self.input_schema)  # TOOL-08: compiled once, used every call
         self.read_arguments = self.reader(self.signature.json_reader(lenient=input_schema is not None),
                                           lambda exc: self._invalid(exc.field, exc.problem))
         # TOOL-11: only what converts to valid content goes out; what does not is the tool's own bug,
         # and for the model the tool failed (TOOL-17)
         self.result = self.converter(tool_result, lambda kind, exc: _error_result(
             name, TypeError(f"it returned a {kind} that cannot be sent ({exc})")))
-        self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply
-        self._validator: Any = None
-        # Arguments the quick check proved valid are each of their parameter's JSON type; when every
-        # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert.
-        # Only with the schema made from those hints: a hand-written one may prove other types.
-        self._nothing_to_convert = input_schema is None and all(passes_through(p.hint) for p in self.signature.parameters)
 
     def to_wire(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
@@ -78,19 +78,12 @@ class Tool(Registered):
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
         values the function expects. InvalidParams (-32602) names the offending field."""
-        if self._quick_check is not None and self._quick_check(arguments):  # quickcheck.py: proven valid
-            if self._nothing_to_convert:
-                return dict(arguments)
-        else:
-            self._validate(arguments)
+        self._validate(arguments)
         return self.read_arguments(arguments)
 
     def _validate(self, arguments: dict[str, Any]) -> None:
-        """TOOL-08: the full check against ``inputSchema`` (jsonschema, draft 7)."""
-        if self._validator is None:
-            import jsonschema  # heavy: imported on first use only
-
-            self._validator = jsonschema.Draft7Validator(self.input_schema)
+        """TOOL-08: the check against ``inputSchema`` (jsonschema, draft 7); the first error, by
+        place in the arguments, becomes the -32602's message."""
         errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))  # TOOL-08
         if errors:
             error = errors[0]

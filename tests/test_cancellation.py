@@ -157,7 +157,7 @@ def test_a_caller_whose_time_runs_out_after_its_answer_came_gets_the_answer(
     caller's time runs out. The caller gets the answer, and no cancellation goes out (CAN-02)."""
     client = stdio_client()
     out = client.session.start_request("test/sleep", {"seconds": 0})
-    assert out.reply.wait(5)
+    out.future.exception(5)  # the answer is in: its Future is settled
     out.time_out(out.timeout)  # what the caller does when its wait expires: here, nothing to give up
     assert out.result() == {"slept": 0}
     assert out.cancel() is False

@@ -1,5 +1,5 @@
-"""Servers that misbehave on purpose against ``Client.stdio``, now that a caller reads its own
-answer from the server's stdout (crew.py, rules 6 and 7).
+"""Servers that misbehave on purpose against ``Client.stdio``: the client's reader thread reads
+the server's stdout, whatever comes, and each caller waits on its own request's Future.
 
 Not one spec page: the engine's promises behind basic/transports (stdio, TR-02), basic/messages
 (one answer per request, matched by id: MSG-04, MSG-05), basic/lifecycle (every request has a
@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, ConnectionClosed, McpError, RequestTimeout
-from mcp_ref.machinery import crew
 from mcp_ref.stdio import MAX_LINE_BYTES
 
 TESTS = Path(__file__).resolve().parent
@@ -66,14 +65,6 @@ def connect() -> Iterator[Callable[..., Client]]:
     assert not left, f"threads left behind after close(): {[t.name for t in left]}"
 
 
-@pytest.fixture
-def caller_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make sure the caller, not the standby, takes up the reading a call finds resting: the
-    standby waits half a second instead of 5 ms (crew.py, rule 7). For the tests of what the
-    caller's own reading costs it; the path is otherwise taken only most of the time."""
-    monkeypatch.setattr(crew, "STANDBY_DELAY", 0.5)
-
-
 def ends_by(seconds: float, call: Callable[[], Any],
             expected: type[BaseException] | tuple[type[BaseException], ...]) -> BaseException:
     """Run ``call``, which must raise ``expected`` within ``seconds``; return the exception."""
@@ -107,7 +98,7 @@ def test_an_answer_trickled_in_before_the_deadline_is_received_whole(connect: Ca
 def test_an_answer_trickled_past_the_deadline_is_a_timeout_and_the_session_goes_on(
         connect: Callable[..., Client]) -> None:
     client = connect(TRICKLER)
-    # The caller reads the first bytes itself, then its time is up. (The answer is complete after
+    # The reader reads the first bytes, then the caller's time is up. (The answer is complete after
     # twice the timeout; the next test has one that is complete in between.)
     ends_by(0.5 + 1.0, lambda: client.request("x/echo", {"seconds": 1.4}, timeout=0.5), RequestTimeout)
     # The half-read line is finished by whoever reads next, then dropped as late (CAN-10); the
@@ -115,11 +106,11 @@ def test_an_answer_trickled_past_the_deadline_is_a_timeout_and_the_session_goes_
     assert client.request("x/echo", {"seconds": 0.05, "n": 2}, timeout=5) == {"echo": {"seconds": 0.05, "n": 2}}
 
 
-def test_a_caller_reading_for_itself_gives_up_at_its_own_deadline(
-        connect: Callable[..., Client], caller_reads: None) -> None:
+def test_a_caller_whose_answer_is_half_read_gives_up_at_its_own_deadline(
+        connect: Callable[..., Client]) -> None:
     client = connect(TRICKLER)
-    # The answer is complete 1.5 s in: after the 1 s deadline, before twice that (a caller once
-    # waited a second timeout on its Reply after reading until its deadline).
+    # The answer is complete 1.5 s in: after the 1 s deadline, before twice that (a caller
+    # once waited a second timeout after reading until its deadline).
     ends_by(1.0 + 0.6, lambda: client.request("x/echo", {"seconds": 1.5}, timeout=1.0), RequestTimeout)
 
 
@@ -145,7 +136,7 @@ FLOODER = """
                 before += [progress(i + 1), progress(i + 1, str(token)), progress(i + 1, token + 1000)]
         after = [log(first + n + i) for i in range(n)]
         send(*before, changed, echo(request), progress(n + 1), changed, *after[: n // 2])  # one burst
-        time.sleep(0.05)  # the rest comes while no call may be waiting: the crew reads it
+        time.sleep(0.05)  # the rest comes while no call may be waiting: the reader reads it on its own
         send(*after[n // 2:], changed)
 """
 
@@ -246,7 +237,7 @@ def test_answers_are_matched_by_exact_id_and_only_the_first_counts(
         assert client.request("x/echo", {"attempt": attempt}) == {"echo": {"attempt": attempt}}
 
 
-# --- the server asks while the caller reads -------------------------------------------------------------------
+# --- the server asks while the caller waits -------------------------------------------------------------------
 
 ASKER = """
     initialize()
@@ -311,7 +302,7 @@ def test_a_server_that_closes_its_stdout_fails_the_call_at_once_and_every_call_a
 
 
 def test_a_server_that_closes_its_stdout_and_hangs_does_not_hold_the_caller_past_its_deadline(
-        connect: Callable[..., Client], caller_reads: None) -> None:
+        connect: Callable[..., Client]) -> None:
     client = connect(STDOUT_CLOSER.replace("{hang}", "yes"))
     ends_by(0.5 + 1.0, lambda: client.request("x/echo", timeout=0.5), (ConnectionClosed, RequestTimeout))
 
@@ -359,7 +350,7 @@ CHATTER = """
             send(echo(request))
         elif params.get("after"):
             send(echo(request))
-            time.sleep(0.05)  # no call waits now: the crew reads what follows
+            time.sleep(0.05)  # no call waits now: the reader reads what follows
             send(log(params["tag"]))
         else:
             send(log(params["tag"] + "-1"), log(params["tag"] + "-2"), log(params["tag"] + "-3"), echo(request))
@@ -419,7 +410,7 @@ SILENT = """
 
 
 def test_a_slow_notification_callback_does_not_hold_a_call_past_its_deadline(
-        connect: Callable[..., Client], caller_reads: None) -> None:
+        connect: Callable[..., Client]) -> None:
     release = threading.Event()
     client = connect(SILENT, on_log_message=lambda params: release.wait(1.8))
     try:

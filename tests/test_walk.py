@@ -18,17 +18,14 @@ from .conftest import ROOT
 WALK = ROOT / "spec_notes" / "walk-tools-call.md"
 
 # One warm tools/call over a pair of pipes, profiled; prints {"server": [[file, function], ...], "client": ...}.
-# The standby is pinned so that it never takes the reading over during the call: the caller reads
-# its own answer (crew.py, rule 6), as it does on any machine that is not starved of CPU.
+# Nothing is pinned: each side has one reader thread and a pool, so the path is the same on any machine.
 SCRIPT = r'''
 import json, os, sys, threading, time
 from pathlib import Path
 import mcp_ref
 from mcp_ref import Client, Server
-from mcp_ref.machinery import crew
 from mcp_ref.stdio import StdioTransport
 
-crew.STANDBY_DELAY = 60.0
 PACKAGE = str(Path(mcp_ref.__file__).parent)
 recording = False
 seen = {"server": set(), "client": set()}

@@ -6,9 +6,10 @@ cancelled, CAN-03): these modules are the threads, pipes, processes, HTTP plumbi
 paths that the pages and the engine stand on. Each module's docstring says which page it serves
 and why it is not that page.
 
-- ``crew``: the threads of one session (who reads, who runs a request, who stands by).
-- ``reading``: what a reading thread does with a message (and the Transport protocol the engine
-  calls); ``reply``: a request we sent, and the one-shot answer its caller waits on.
+- ``transport``: what the engine needs of a transport (the ``Transport`` protocol), and the inbox
+  of a transport fed through a queue; ``pool``: the bounded pool of threads that runs the peer's
+  requests while the session's reader reads on; ``outgoing``: a request we sent, the Future its
+  answer settles, and how its caller waits.
 - ``lifetime``: clients that do not outlive their program, nor are kept alive by their threads.
 - ``pipes`` and ``processes``: bounded writes to a pipe, spawning and stopping a child process.
 - ``http_server``: werkzeug's threaded server with bounds on slow clients; ``http_streams``:
@@ -18,9 +19,8 @@ and why it is not that page.
 - under the Streamable HTTP page (streamable_http.py): ``streamable_session`` (a session's
   transport: which stream each message goes on, the streams and their bounds), ``session_table``
   (the sessions by id, how many, how long unused), ``streamable_relay`` (what the relay carries
-  for them), ``related`` (which request a handler's messages belong to), ``http_client`` (the
+  for them), ``http_client`` (the
   client's HTTP plumbing: event streams read, refusals explained).
 - ``memory``: an in-process transport pair, for tests and for client and server in one program.
 - ``ratelimit``: a token bucket per session and method.
-- ``quickcheck``: proving simple arguments valid without jsonschema (a measured fast path).
 """

@@ -59,12 +59,6 @@ DEFAULT_WRITE_TIMEOUT = 30.0
 
 log = logging.getLogger("mcp_ref.http")
 
-# Set in the WSGI environ of every request this server runs: each chunk the application yields
-# reaches the client at once, and the connection closes after the response (werkzeug keeps none
-# alive), so work the application does after its last chunk holds up no client. sse.py reads it
-# (a POST's thread reads the session's messages after its 202: crew.py, rule 8).
-WORK_AFTER_RESPONSE = "mcp_ref.work_after_response"
-
 # A query string (``?name=value...``), wherever it appears in a line about to be logged: ours
 # carry session ids.
 _QUERY = re.compile(r"\?[^\s\"'=?]*=[^\s\"']*")
@@ -126,11 +120,6 @@ def _bounded_handler(request_timeout: float, write_timeout: float, log_requests:
             self.rfile.close()  # replaced by a reader that keeps the request's deadline
             deadline = time.monotonic() + request_timeout
             self.rfile = io.BufferedReader(_DeadlineReader(self.connection, deadline, write_timeout))
-
-        def make_environ(self) -> dict[str, Any]:
-            environ = super().make_environ()
-            environ[WORK_AFTER_RESPONSE] = True
-            return environ
 
         def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
             """One line per request: client address, method, path without its query, status."""

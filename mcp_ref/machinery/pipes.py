@@ -8,7 +8,7 @@ ever. So:
 1. A pipe or socket we write to is switched to non-blocking mode; a write takes what fits, and
    for the rest we wait for room with ``poll``, until the caller's deadline.
 2. A pipe we read from unbuffered can be waited on with ``poll`` too, so a read can have a
-   timeout (a client's caller reading its own answer, crew.py rule 6).
+   timeout (``StdioTransport.receive(timeout)``).
 3. Every wait is in slices of ``POLL_SLICE`` seconds, checking in between whether the transport
    was closed: ``close()`` never waits long for a reader or writer.
 

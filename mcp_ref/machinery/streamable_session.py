@@ -11,8 +11,14 @@ line; what this module adds is the bookkeeping and the bounds. In short:
    already in flight is refused, and the first request keeps its stream (MSG-04).
 2. Each message the engine sends goes on exactly one stream (``send``): a response on its
    request's, which is then done; a message sent while a handler of this session runs
-   (machinery/related.py) on that request's; anything else on the GET stream. A message whose
-   stream is gone is dropped, never sent elsewhere.
+   on that request's; anything else on the GET stream. A message whose
+   stream is gone is dropped, never sent elsewhere. Which request a message is sent for, the
+   engine does not say; the thread that sends it does. A handler runs on one thread from start to
+   end, and the engine enters ``SessionTransport.handling(request_id)`` around it (the app
+   installs it as the session's ``around_request``), which marks that thread as handling that
+   request of this transport (a ``contextvars.ContextVar``: per thread). So a message sent from
+   a handler's thread belongs to its request; one sent from a thread the handler started itself,
+   or by a handler of another session (a broadcast of ``list_changed``), belongs to none.
 3. While no GET stream is open, what belongs on it waits in a backlog of at most ``max_queued``
    messages and ``max_queued_bytes`` in all, the oldest dropped first; the next GET stream gets
    them. A newer GET stream replaces the older one, which ends.
@@ -28,25 +34,29 @@ line; what this module adds is the bookkeeping and the bounds. In short:
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .. import messages
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, McpError, RequestId
-from . import related
 from .outbox import Full, Outbox
-from .reading import Inbox
+from .transport import Inbox
 
 log = logging.getLogger("mcp_ref.streamable_http")  # the transport's own logger, as before the split
 
 
 class OpenedSession(Protocol):
     """The session a ``SessionTransport`` serves (session.Session), as the app uses it: started
-    once opened, closed on DELETE, when unused, or when the server shuts down."""
+    once opened, closed on DELETE, when unused, or when the server shuts down; its
+    ``around_request`` hook is the transport's ``handling``."""
+
+    around_request: Callable[[Any], contextlib.AbstractContextManager[Any]]
 
     def start(self) -> None: ...
 
@@ -120,13 +130,18 @@ class Route:
 # --- the session's transport ----------------------------------------------------------------------
 
 
+# Which request of which session the current thread is handling (point 2): set by ``handling``.
+_HANDLING: contextvars.ContextVar[tuple[object, RequestId] | None] = contextvars.ContextVar(
+    "mcp_ref_handling", default=None)
+
+
 class SessionTransport(Inbox):
     """The engine's transport for one session: what POSTs bring is delivered to its inbox
-    (reading.py's ``Inbox``: the session's crew hears of it, crew.py rule 3); each message
+    (transport.py's ``Inbox``, which the session's reader reads); each message
     the engine sends goes on one stream (SHTTP-30), chosen by what it is:
 
     - a response: on the stream of the POST that carried its request (SHTTP-14, 16);
-    - anything sent while the engine handles one of this session's requests (machinery/related.py):
+    - anything sent while the engine handles one of this session's requests (``handling``):
       on that request's stream (SHTTP-17), or nowhere if that stream is gone;
     - anything else: on the GET stream (SHTTP-26); while there is none, into a backlog of at most
       ``max_queued`` messages (the oldest dropped beyond it) that the next GET stream receives.
@@ -212,7 +227,21 @@ class SessionTransport(Inbox):
         with self._lock:
             return None if self._routes or self._listener is not None else self.last_seen
 
-    # --- the engine's side (session.Transport) ---
+    # --- the engine's side (transport.Transport, and the session's around_request hook) ---
+
+    @contextlib.contextmanager
+    def handling(self, request_id: RequestId) -> Iterator[None]:
+        """Around a handler, on its thread: what it sends belongs to ``request_id`` (point 2)."""
+        token = _HANDLING.set((self, request_id))
+        try:
+            yield
+        finally:
+            _HANDLING.reset(token)
+
+    def _handled_here(self) -> RequestId | None:
+        """The id of the request of this session the current thread is handling, or None."""
+        value = _HANDLING.get()
+        return value[1] if value is not None and value[0] is self else None
 
     def send(self, data: bytes, timeout: float | None = None) -> None:
         if self._closed:
@@ -225,7 +254,7 @@ class SessionTransport(Inbox):
                 route = self._routes.pop(request_id, None) if messages.is_valid_id(request_id) else None
                 stream = route.stream if route is not None else None
             else:
-                request_id = related.current(self)
+                request_id = self._handled_here()
                 if request_id is not None:  # SHTTP-17: sent while handling that request
                     route = self._routes.get(request_id)
                     stream = route.stream if route is not None else None
