@@ -18,9 +18,7 @@ valgrind (about 50 times slower):
     raw-server the floor's echo (raw_echo.py's loop), driven by the same bare client
 
 Two runs of N1 and N2 calls; (instructions of N2 - those of N1) / (N2 - N1) is the cost of one
-call without start-up. The server's standby is kept from taking the reading over (STANDBY_DELAY
-set to a minute): under valgrind a request lasts long enough for it to, which a real run does
-not see. Needs valgrind on PATH.
+call without start-up. Needs valgrind on PATH.
 
 Run: python benchmarks/instructions.py [client|server|raw-client|raw-server ...] [--tree DIR]
 """
@@ -85,8 +83,7 @@ with Client.stdio(server, timeout=600) as client:
         client.call_tool("add", {"a": 2, "b": 3})
 """
 
-OUR_SERVER = ("import sys, mcp_ref.machinery.crew as crew; crew.STANDBY_DELAY = 60.0; "
-              "sys.argv = ['mcp-ref', 'serve']; from mcp_ref.tooling.cli import main; main()")
+OUR_SERVER = "import sys; sys.argv = ['mcp-ref', 'serve']; from mcp_ref.tooling.cli import main; main()"
 
 
 def counted(side: str, calls: int, folder: Path, tree: Path) -> int:

@@ -15,9 +15,11 @@ and reported as ratios taken in the same rounds:
 3. HTTP+SSE, 50 clients at once against one server process, for each of the five: calls per
    second and the 99th percentile of a call's latency, CPU per call of each side;
 4. mcp_ref, 8 threads sharing one stdio session against one thread;
-5. `import mcp_ref` against `import mcp`; 6. the memory of an idle stdio server.
+5. `import mcp_ref` against `import mcp`; 6. the memory of an idle stdio server;
+7. the check of a tool's arguments against its input schema (jsonschema, a validator compiled
+   at registration), as a share of section 1's round trip.
 
-It ends with the targets of issue 24, met or not in this run. The rounds are also written as
+It ends with the targets of issue 30, met or not in this run. The rounds are also written as
 pyperf files (``--pyperf-dir``, default a temporary folder), compared by pyperf's compare_to.
 
 Run: make bench   (or: python benchmarks/run.py [--rounds N] [--clients C] [--seconds S])
@@ -57,7 +59,8 @@ def cpu_line(c: Contender) -> str:
     return f"CPU per call: client {c.cpu('client') * US:7.1f} us, server {c.cpu('server') * US:7.1f} us"
 
 
-def stdio_section(rounds: int, folder: Path, targets: list[tuple[bool, str]]) -> None:
+def stdio_section(rounds: int, folder: Path, targets: list[tuple[bool, str]]) -> float:
+    """Section 1; returns mcp_ref's median round trip, in seconds."""
     floor, ours, sdk = (Contender(k) for k in ("raw-stdio", "mcp_ref-stdio", "sdk-stdio"))
     try:
         alternate([floor, ours, sdk], rounds)
@@ -73,10 +76,10 @@ def stdio_section(rounds: int, folder: Path, targets: list[tuple[bool, str]]) ->
     print(f"   SDK / mcp_ref               : {spread(faster)}  (how many times faster mcp_ref is)")
     print(f"   CPU per round trip (client + server), mcp_ref / floor: {cpu_ratio:.2f}x")
     print(compare_to(save([floor, ours, sdk], "stdio tools/call", folder / "stdio")), "\n")
-    targets.append((faster.median() >= 10, f"stdio at least 10x faster than the SDK: {faster.median():.1f}x"))
-    targets.append((min(faster.get_values()) >= 10,
-                    f"stdio at least 10x faster than the SDK in every round: lowest {min(faster.get_values()):.1f}x"))
-    targets.append((cpu_ratio <= 2, f"CPU per stdio round trip at most 2x the raw echo's: {cpu_ratio:.2f}x"))
+    targets.append((faster.median() >= 5, f"stdio at least 5x faster than the SDK (median): {faster.median():.1f}x "
+                                          f"(lowest round {min(faster.get_values()):.1f}x)"))
+    targets.append((cpu_ratio <= 3, f"CPU per stdio round trip at most 3x the raw echo's: {cpu_ratio:.2f}x"))
+    return float(ours.median())
 
 
 HTTP_KINDS = ("raw-werkzeug", "raw-waitress", "mcp_ref-werkzeug", "mcp_ref-waitress", "sdk-sse")
@@ -102,8 +105,9 @@ def sse_section(rounds: int, clients: int, seconds: float, folder: Path, targets
             versus_floor = ratio_per_round(ours, floor)
             print(f"   mcp_ref / floor, {server:<11}: {spread(versus_floor)};  SDK / mcp_ref: "
                   f"{spread(ratio_per_round(c['sdk-sse'], ours))}")
-            targets.append((versus_floor.median() <= 1.3,
-                            f"SSE on {server} at most 1.3x its floor: {versus_floor.median():.2f}x"))
+            if server == "werkzeug":
+                targets.append((versus_floor.median() <= 1.5,
+                                f"one SSE client on {server} at most 1.5x its floor: {versus_floor.median():.2f}x"))
         print(compare_to(save(list(c.values()), "sse tools/call", folder / "sse")), "\n")
 
         print(f"3. HTTP+SSE, {clients} clients at once against one server process ({seconds:g} s; "
@@ -126,10 +130,12 @@ def sse_section(rounds: int, clients: int, seconds: float, folder: Path, targets
             ours = f"mcp_ref-{server}"
             print(f"   mcp_ref on {server:<9}: {rate[ours] / rate[f'raw-{server}']:.2f}x its floor's calls/s, "
                   f"{rate[ours] / rate['sdk-sse']:.2f}x the SDK's; p99 {p99[ours] / p99['sdk-sse']:.2f}x the SDK's")
-            targets.append((rate[ours] >= rate["sdk-sse"] and p99[ours] <= p99["sdk-sse"],
-                            f"{clients} SSE clients on {server}: at least the SDK's calls/s at no worse p99: "
-                            f"{rate[ours]:.0f} vs {rate['sdk-sse']:.0f} calls/s, p99 {p99[ours] * 1000:.0f} vs "
-                            f"{p99['sdk-sse'] * 1000:.0f} ms"))
+            # waitress: at least the SDK's calls/s at no worse p99; werkzeug: within 20% of both
+            slack = 0.2 if server == "werkzeug" else 0.0
+            met = rate[ours] >= (1 - slack) * rate["sdk-sse"] and p99[ours] <= (1 + slack) * p99["sdk-sse"]
+            what = "within 20% of the SDK's calls/s and p99" if slack else "at least the SDK's calls/s at no worse p99"
+            targets.append((met, f"{clients} SSE clients on {server}: {what}: {rate[ours]:.0f} vs "
+                                 f"{rate['sdk-sse']:.0f} calls/s, p99 {p99[ours] * 1000:.0f} vs {p99['sdk-sse'] * 1000:.0f} ms"))
         print()
     finally:
         for contender in c.values():
@@ -207,6 +213,18 @@ def idle_rss_mb(command: list[str], sdk: bool = False) -> float:
         return _rss_of(client.session._transport.process.pid)  # type: ignore[attr-defined]
 
 
+def validation_time() -> float:
+    """Seconds to check add's arguments against its input schema, as tools.py does on every call
+    (the validator compiled once, at registration): the median of 7 timings of 2,000 checks."""
+    import timeit
+
+    from mcp_ref.demo_server import server
+
+    tool = server.tools.lookup("add")
+    assert tool is not None
+    return statistics.median(timeit.repeat(lambda: tool._validate(ARGS), number=2000, repeat=7)) / 2000
+
+
 def _rss_of(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -228,7 +246,7 @@ def main() -> None:
     targets: list[tuple[bool, str]] = []
     with tempfile.TemporaryDirectory(prefix="mcp_ref-bench-") as tmp:
         folder = options.pyperf_dir or Path(tmp)
-        stdio_section(options.rounds, folder, targets)
+        round_trip = stdio_section(options.rounds, folder, targets)
         sse_section(options.rounds, options.clients, options.seconds, folder, targets)
 
     sequential, concurrent = ours_concurrent(8, 150)
@@ -248,9 +266,15 @@ def main() -> None:
     print(f"   mcp_ref                   : {ours_m:8.1f} MiB")
     print(f"   official SDK              : {sdk_m:8.1f} MiB\n")
 
+    check = validation_time()
+    print("7. a tool's arguments checked against its input schema (jsonschema, compiled at registration)")
+    print(f"   add's arguments            : {check * US:8.1f} us = {check / round_trip:.0%} of mcp_ref's stdio round trip\n")
+    targets.append((check <= 0.2 * round_trip, f"argument validation at most 20% of the stdio round trip (else a fast "
+                                               f"path is worth its lines): {check / round_trip:.0%}"))
+
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
-    print(f"Targets (issue 24 and before), in this run (load average {load} at the end):")
+    print(f"Targets (issue 30), in this run (load average {load} at the end):")
     for met, what in targets:
         print(f"   [{'met' if met else 'NOT MET'}] {what}")
 

@@ -240,8 +240,8 @@ class Session:
         """Send a request and return at once; ``.result()`` waits for its answer. ``timeout`` (default:
         the session's) covers sending too. Params that are not strict JSON: ``InvalidParams``, at once."""
         if threading.current_thread() is self._reader:  # its answer could never be read: fail loudly
-            raise RuntimeError(f"cannot send {method!r} from a notification callback: it runs on the session's "
-                               "reader thread, which must stay free to read the answer. Hand the work to another thread.")
+            raise RuntimeError(f"cannot send {method!r} from the session's reader thread (a notification callback runs "
+                               "there), which must stay free to read the answer. Hand the work to another thread.")
         timeout = self.default_timeout if timeout is None else timeout
         request_id = next(self._ids)  # MSG-04: never reused within the session
         if on_progress is not None:  # PROG-01, PROG-02: the request id is a unique token
@@ -351,13 +351,13 @@ class Session:
         else:
             try:
                 self._pool.submit(functools.partial(self._run_request, ctx))
-            except PoolFull as exc:  # every thread busy and the queue full: refuse it now, still once
+            except PoolFull as exc:  # MSG-05: every thread busy and the queue full: refuse it now, still once
                 self._finish(ctx, InternalError(f"Server busy: {exc}"))
 
     def _on_incoming_notification(self, msg: Message) -> None:
         method = msg["method"]
         params = msg["params"] if isinstance(msg.get("params"), dict) else {}
-        if method == cancellation.METHOD:
+        if method == cancellation.METHOD:  # CAN-04: read while the handler runs on the pool, so it hears it
             cancellation.receive(params, self._running.get)
         elif method == progress.METHOD:
             progress.deliver(params, self._progress.get)

@@ -42,8 +42,7 @@ def test_explicit_cancel_from_another_thread(stdio_client: Callable[..., Client]
     started = time.monotonic()
     with pytest.raises(RequestCancelled) as info:
         pending.result(5)
-    # At once, not at the end of its 5 s: the caller, reading the pipe itself (crew.py, rule 6),
-    # looks up between reads.
+    # At once, not at the end of its 5 s: cancel() settles the Future the caller waits on.
     assert time.monotonic() - started < 2.5
     assert "the user pressed stop" in info.value.message
     records = wait_until(lambda: client.request("test/cancelled")["cancelled"])
@@ -225,9 +224,9 @@ print(json.dumps(seen))
 """
 
 
-def test_ctrl_c_in_a_caller_reading_its_own_answer_over_stdio_cancels_its_request() -> None:
-    """The same over stdio, where a lone caller reads the server's stdout itself (crew.py, rule
-    6): the interrupted read hands the reading back, and the server hears the cancellation."""
+def test_ctrl_c_in_a_caller_waiting_over_stdio_cancels_its_request() -> None:
+    """The same over stdio, with the server a child process: the interrupted caller gives its
+    request up, and the server hears the cancellation."""
     done = subprocess.run([sys.executable, "-c", INTERRUPTED_STDIO_CALLER, TEST_SERVER], capture_output=True,
                           text=True, timeout=30, cwd=ROOT)
     assert done.returncode == 0, done.stderr
@@ -239,7 +238,7 @@ def test_ctrl_c_in_a_waiting_caller_cancels_its_request(target: str) -> None:
     """Ctrl-C while a caller waits: the KeyboardInterrupt goes on out, and the request is given up
     first (the peer is told, CAN-01), so nothing stays pending for an answer nobody will take. The
     signal may reach any thread of the process, and Python raises KeyboardInterrupt only in the
-    main thread when it runs: a caller on the main thread waits in slices (machinery/reply.py),
+    main thread when it runs: a caller on the main thread waits in slices (machinery/outgoing.py),
     so it feels Ctrl-C at once, not when its 10 s timeout ends."""
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", INTERRUPTED_CALLER, target], capture_output=True, text=True,

@@ -62,10 +62,10 @@ class OutgoingRequest:
         """The result; ``McpError`` for an error answer or a closed connection, ``RequestTimeout``
         when the time is up (LC-22, LC-24, PING-02). ``timeout`` replaces what is left of the budget.
         Interrupted (Ctrl-C), it gives the request up, unless answered, before the interruption goes on."""
-        budget = self.timeout if timeout is None else timeout
+        budget = self.timeout if timeout is None else timeout  # LC-22: every request, initialize too, has one
         deadline = self.deadline if timeout is None else time.monotonic() + timeout
         try:
-            answered = settled(self.future, deadline)
+            answered = settled(self.future, deadline)  # LC-24, PING-02: no longer than its budget
         except BaseException:
             self._session.give_up(self, "the caller was interrupted", INTERRUPTED_NOTICE_TIMEOUT)
             raise

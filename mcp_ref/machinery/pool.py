@@ -20,8 +20,8 @@ peer read), so the reader hands each request of the peer to a pool and goes back
 
 from __future__ import annotations
 
-import collections
 import logging
+import queue
 import threading
 from collections.abc import Callable
 
@@ -45,63 +45,56 @@ class Pool:
         self.name = name
         self.max_running = max_running
         self.max_queued = max_queued
-        self._jobs: collections.deque[Job] = collections.deque()
-        self._lock = threading.Lock()  # guards every field below
-        self._wake = threading.Condition(self._lock)  # an idle thread waits here for a job
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()  # None: a thread's sign to leave
+        self._lock = threading.Lock()  # guards the counts below
         self._finished = threading.Condition(self._lock)  # notified when no job runs or waits
         self._threads = 0  # threads started and not yet left
-        self._idle = 0  # threads waiting for a job that no submit has woken yet
+        self._idle = 0  # threads that will take the next job from the queue, no job promised to them yet
         self._unfinished = 0  # jobs taken and not yet returned (waiting or running)
         self._stopped = False
 
     def submit(self, job: Job) -> None:
         """Run ``job`` on a thread of the pool, now or when one is free; ``PoolFull`` if it cannot."""
-        with self._lock:
+        with self._lock:  # (the job is queued under it too, so that stop()'s signals to leave come after it)
             if self._stopped:
-                raise PoolFull("the session has ended")
-            if len(self._jobs) >= self.max_queued:
+                raise PoolFull("the pool has stopped: its session ended")
+            if self._unfinished >= self.max_running + self.max_queued:
                 raise PoolFull(f"{self.max_running} requests are running and {self.max_queued} more are waiting")
-            self._jobs.append(job)
-            self._unfinished += 1
-            if self._idle:  # a thread is waiting for work: wake exactly one
+            if self._idle:  # a thread is free: the job is its own
                 self._idle -= 1
-                self._wake.notify()
-                return
-            if self._threads >= self.max_running:  # every thread is busy: the job waits its turn
-                return
-            self._threads += 1
-        threading.Thread(target=self._work, name=self.name, daemon=True).start()
+            elif self._threads < self.max_running:  # every thread is busy, and the bound allows one more
+                try:
+                    threading.Thread(target=self._work, name=self.name, daemon=True).start()
+                except RuntimeError as exc:  # the process has no thread to spare: refuse, do not queue
+                    raise PoolFull(f"no thread could be started ({exc})") from None
+                self._threads += 1
+            self._unfinished += 1  # (else every thread is busy: the job waits its turn)
+            self._jobs.put(job)
 
     def _work(self) -> None:
         """One thread's life: take the next job, run it, and again, until the pool stops."""
-        while True:
-            with self._lock:
-                while not self._jobs:
-                    if self._stopped:
-                        self._threads -= 1
-                        return
-                    self._idle += 1
-                    self._wake.wait()
-                job = self._jobs.popleft()
-            try:
-                job()
-            except BaseException:  # a job handles its own errors: this is a bug of ours, not the end of a thread
-                log.exception("%s: a job failed", self.name)
+        while (job := self._jobs.get()) is not None:
+            if not self._stopped:  # (after stop(), what still waits is dropped, not run)
+                try:
+                    job()
+                except BaseException:  # a job handles its own errors: this is a bug of ours, not the end of a thread
+                    log.exception("%s: a job failed", self.name)
             with self._lock:
                 self._unfinished -= 1
+                self._idle += 1
                 if not self._unfinished:
                     self._finished.notify_all()
+        with self._lock:
+            self._threads -= 1
+            self._idle -= 1
 
     def stop(self) -> None:
         """Take no more jobs and drop those waiting; every thread leaves once its job returns."""
         with self._lock:
             self._stopped = True
-            self._unfinished -= len(self._jobs)
-            self._jobs.clear()
-            self._idle = 0
-            self._wake.notify_all()
-            if not self._unfinished:
-                self._finished.notify_all()
+            threads = self._threads
+        for _ in range(threads):
+            self._jobs.put(None)  # behind the jobs still waiting, which the threads drop as they pass
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no job runs or waits, at most ``timeout`` seconds; whether that came."""
