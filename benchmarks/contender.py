@@ -7,6 +7,9 @@ KIND, each peer started as its own documentation starts it:
 
     raw-stdio         the floor of stdio: a newline-JSON echo over a pipe (raw_echo.py), no library
     mcp_ref-stdio     Client.stdio(["python", "-m", "mcp_ref", "serve"]) (the demo server)
+    mcp_ref-stdio-jsonschema, mcp_ref-stdio-unchecked
+                      the same client against the demo server with every tool's arguments checked
+                      by jsonschema alone, or not at all (validation_server.py): what the check costs
     sdk-stdio         the SDK's Client(StdioServerParameters(...)) against mcp.run() (sdk_add_server.py)
     raw-werkzeug      the floor of HTTP+SSE on werkzeug's server, raw_sse_echo.py
     raw-waitress      the same on waitress
@@ -132,10 +135,11 @@ class RawStdio:
 
 
 class OursStdio:
-    def __init__(self) -> None:
+    def __init__(self, check: str = "") -> None:
         from mcp_ref import Client
 
-        self.client = Client.stdio([PY, "-m", "mcp_ref", "serve"])
+        command = [PY, str(HERE / "validation_server.py"), check] if check else [PY, "-m", "mcp_ref", "serve"]
+        self.client = Client.stdio(command)
         self.pid = self.client.session._transport.process.pid  # type: ignore[attr-defined]
 
     def call(self) -> None:
@@ -188,6 +192,8 @@ def serve_sync(kind: str) -> None:
         make = RawStdio
     elif kind == "mcp_ref-stdio":
         make = OursStdio
+    elif kind.startswith("mcp_ref-stdio-"):
+        make = lambda: OursStdio(kind.rsplit("-", 1)[1])  # noqa: E731
     else:
         server, make = sync_http(kind)
     client = make()

@@ -73,10 +73,9 @@ from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported
 from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
 from .machinery.http_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
 from .machinery.http_streams import sse_event as sse_event
-from .machinery.outbox import Full, Outbox
+from .machinery.outbox import Full, Inbox, Outbox
 from .machinery.redis_relay import relay_from
 from .machinery.relay import Relay, RelayUnavailable, UnknownSession
-from .machinery.transport import Inbox
 
 if TYPE_CHECKING:
     from .session import Session, TraceCallback
@@ -119,7 +118,7 @@ RELAY_RETRY_AFTER_SECONDS = 2
 
 
 class _StreamTransport(Inbox):
-    """One SSE session: POST bodies are delivered to its inbox (machinery/transport.py's ``Inbox``,
+    """One SSE session: POST bodies are delivered to its inbox (machinery/outbox.py's ``Inbox``,
     which the session's reader reads), the stream drains ``outbox`` (machinery/outbox.py: at most
     ``max_queued`` messages of at most ``max_queued_bytes``).
 

@@ -132,15 +132,12 @@ class StdioTransport:
 
     Every wait is bounded (machinery/pipes.py): a write to a pipe or socket waits for room only
     until the caller's deadline, so a peer that stops reading costs a caller its timeout at most,
-    and ``close()`` never waits for a stuck write. The session's reader reads with no timeout;
-    an unbuffered pipe can also be read with one (``receive(timeout)``, machinery/transport.py).
+    and ``close()`` never waits for a stuck write. Reading waits as long as it takes: only the
+    session's reader thread reads (machinery/pipes.py says why that is enough).
     """
 
     def __init__(self, reader: IO[bytes], writer: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES):
         self._read = getattr(reader, "read1", reader.read)  # read1: whatever is there, no waiting for more
-        # With no buffer in between, poll sees every byte there is to read.
-        in_fd = pipes.pipe_fd(reader) if isinstance(reader, io.RawIOBase) else None
-        self._readable = pipes.readable_waiter(in_fd) if in_fd is not None else None
         self._writer = writer
         self._fd = pipes.nonblocking_fd(writer)  # None: write plainly
         self._write_lock = threading.Lock()  # one message at a time, whole
@@ -150,20 +147,16 @@ class StdioTransport:
         self._broken: str | None = None  # why the output is unusable (a message was cut short)
 
     def receive(self, timeout: float | None = None) -> bytes | None:
-        """The next message, or None at end of input. With a ``timeout`` (seconds; only on an
-        unbuffered pipe or socket), ``TimeoutError`` if no whole message came in time."""
-        if timeout is not None and self._readable is None:
-            raise ValueError("this input cannot be read with a timeout: it is not an unbuffered pipe or socket")
-        deadline = None if timeout is None else time.monotonic() + timeout
+        """The next message, or None at end of input, waiting as long as it takes. (A pipe cannot
+        be read with a bound here: ``timeout`` must be None, as the engine's reader passes.)"""
+        if timeout is not None:
+            raise ValueError("the stdio transport reads without a timeout; only the session's reader thread reads it")
         while True:
             msg = self._framer.next_message()
             if msg is not None:
                 return msg
             if self._eof:
                 return None
-            if self._readable is not None and deadline is not None and not pipes.wait(self._readable, deadline,
-                                                                                       self._is_closed):
-                raise TimeoutError("no message within the timeout")
             chunk = self._read(READ_CHUNK)
             if not chunk:
                 self._eof = True
@@ -248,7 +241,8 @@ class SubprocessTransport(StdioTransport):
         except OSError as exc:
             raise ConnectionClosed(f"could not start server {self.command!r}: {exc}") from exc
         assert self.process.stdin is not None and self.process.stdout is not None
-        # The unbuffered stream under stdout: a caller may wait for it with a timeout (receive).
+        # The unbuffered stream under stdout: the reader thread may still be blocked in a read of it at
+        # exit, and a buffered reader's lock held by a daemon thread would abort the interpreter's exit.
         stdout = cast(io.BufferedReader, self.process.stdout).raw
         super().__init__(cast(IO[bytes], stdout), self.process.stdin, max_line_bytes=max_line_bytes)
         # TR-03: the child's stderr is its log, shown as text and never read as protocol

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
+from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
 from .python.registry import Registered, Registry, did_you_mean
 
@@ -51,6 +52,7 @@ class Tool(Registered):
                  input_schema: dict[str, Any] | None = None):
         import jsonschema  # heavy: imported with the first tool registered, not by `import mcp_ref`
 
+        from .python.hints import passes_through
         from .python.returns import tool_result
 
         super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}")
@@ -61,7 +63,12 @@ class Tool(Registered):
         except jsonschema.SchemaError as exc:
             raise ValueError(f"the input schema of tool {name!r} is not a valid JSON Schema: {exc.message} "
                              f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
-        self._validator = jsonschema.Draft7Validator(self.input_schema)  # TOOL-08: compiled once, used every call
+        self._validator = jsonschema.Draft7Validator(self.input_schema)  # TOOL-08: compiled once, at registration
+        self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply (quickcheck.py)
+        # Arguments the quick check proved valid are each of their parameter's JSON type; when every
+        # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert.
+        # Only with the schema made from those hints: a hand-written one may prove other types.
+        self._nothing_to_convert = input_schema is None and all(passes_through(p.hint) for p in self.signature.parameters)
         self.read_arguments = self.reader(self.signature.json_reader(lenient=input_schema is not None),
                                           lambda exc: self._invalid(exc.field, exc.problem))
         # TOOL-11: only what converts to valid content goes out; what does not is the tool's own bug,
@@ -78,7 +85,11 @@ class Tool(Registered):
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
         values the function expects. InvalidParams (-32602) names the offending field."""
-        self._validate(arguments)
+        if self._quick_check is not None and self._quick_check(arguments):  # quickcheck.py: proven valid
+            if self._nothing_to_convert:
+                return dict(arguments)
+        else:
+            self._validate(arguments)
         return self.read_arguments(arguments)
 
     def _validate(self, arguments: dict[str, Any]) -> None:

@@ -1,8 +1,10 @@
-"""An outbox: the messages waiting to be written to one client, bounded in number and in bytes.
+"""The two queues of a session on either HTTP transport: its inbox, and the outbox of each stream.
 
-Not a spec section: the bound behind both HTTP transports' streams (sse.py's event stream, and
-streamable_http.py's per-request and GET streams, machinery/streamable_session.py). A client
-that stops reading must not be able to grow the server's memory, so:
+Not a spec section: the queues behind both HTTP transports' server ends (sse.py, and
+streamable_http.py with machinery/streamable_session.py). What a client POSTs goes into the
+session's ``Inbox``, which the session's reader reads as it reads a pipe (transport.py says what
+it must offer). What goes to a client waits in the ``Outbox`` of its stream, bounded in number
+and in bytes: a client that stops reading must not be able to grow the server's memory, so:
 
 1. At most ``max_count`` messages of at most ``max_bytes`` in all wait; one message larger than
    ``max_bytes`` goes in alone, when nothing else waits, so it still goes out.
@@ -21,6 +23,26 @@ import threading
 import time
 
 from .memory import put_end_marker
+
+
+class Inbox:
+    """Messages delivered by other threads (``deliver``; ``None`` for the end of input), taken in
+    order by the session's reader (``receive``). The queue has no bound of its own: the reader
+    takes each message as it comes (a request goes on to the pool, which refuses what it cannot
+    hold), so messages wait here only while the reader runs a notification callback or writes an
+    answer to a client slow to take it, which the write's timeout bounds."""
+
+    def __init__(self) -> None:
+        self._messages: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def deliver(self, data: bytes | None) -> None:
+        self._messages.put(data)
+
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return self._messages.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message within the timeout") from None
 
 
 class Full(Exception):

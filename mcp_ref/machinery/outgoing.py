@@ -27,6 +27,7 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
 import time
 from typing import Any, Protocol
@@ -106,8 +107,6 @@ def settled(future: concurrent.futures.Future[Any], deadline: float) -> bool:
         left = deadline - time.monotonic()
         if left <= 0:
             return False
-        try:
+        with contextlib.suppress(concurrent.futures.TimeoutError):  # (not settled yet: look again)
             future.exception(left if slice_ is None else min(left, slice_))
-        except concurrent.futures.TimeoutError:
-            pass
     return True

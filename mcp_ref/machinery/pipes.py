@@ -1,16 +1,17 @@
-"""Pipes that cannot hang us: writes bounded by a deadline, reads that can wait with a timeout.
+"""Pipes that cannot hang us: writes bounded by a deadline.
 
 Not a spec section: the plumbing under stdio.py (basic/transports, stdio). A plain write to a
-pipe blocks for as long as the reader at the other end does not read, and a plain read blocks
-until bytes come. A peer that stops reading, or stops writing, would then hold our thread for
-ever. So:
+pipe blocks for as long as the reader at the other end does not read: a peer that stops reading
+would hold the writing thread (a caller, or a handler sending its answer) for ever. So:
 
 1. A pipe or socket we write to is switched to non-blocking mode; a write takes what fits, and
    for the rest we wait for room with ``poll``, until the caller's deadline.
-2. A pipe we read from unbuffered can be waited on with ``poll`` too, so a read can have a
-   timeout (``StdioTransport.receive(timeout)``).
-3. Every wait is in slices of ``POLL_SLICE`` seconds, checking in between whether the transport
-   was closed: ``close()`` never waits long for a reader or writer.
+2. The wait is in slices of ``POLL_SLICE`` seconds, checking in between whether the transport
+   was closed: ``close()`` never waits long for a writer.
+
+Reads need none of this: the session's reader thread waits for the peer's next message as long
+as it takes. A peer that stops writing holds only that thread (a daemon), and every caller waits
+for its answer with a timeout of its own (outgoing.py).
 
 Other outputs (a terminal, a file, an in-memory buffer) are written plainly: they do not stop
 reading. ``poll`` is used rather than ``select`` because it works for any descriptor number.
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-POLL_SLICE = 0.05  # seconds a waiting reader or writer sleeps between checks that the transport is open
+POLL_SLICE = 0.05  # seconds a waiting writer sleeps between checks that the transport is open
 
 
 def pipe_fd(stream: IO[bytes]) -> int | None:
@@ -60,13 +61,6 @@ def wait(poller: select.poll, deadline: float | None, closed: Callable[[], bool]
         if poller.poll(left * 1000):
             return True
     return False
-
-
-def readable_waiter(fd: int) -> select.poll:
-    """A poller for bytes (or the end) to read on ``fd``; made once, used by one reader at a time."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return poller
 
 
 def write_all(fd: int, data: bytes, deadline: float | None, closed: Callable[[], bool]) -> int:

@@ -45,8 +45,7 @@ from typing import Any, Protocol
 
 from .. import messages
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, McpError, RequestId
-from .outbox import Full, Outbox
-from .transport import Inbox
+from .outbox import Full, Inbox, Outbox
 
 log = logging.getLogger("mcp_ref.streamable_http")  # the transport's own logger, as before the split
 
@@ -137,7 +136,7 @@ _HANDLING: contextvars.ContextVar[tuple[object, RequestId] | None] = contextvars
 
 class SessionTransport(Inbox):
     """The engine's transport for one session: what POSTs bring is delivered to its inbox
-    (transport.py's ``Inbox``, which the session's reader reads); each message
+    (outbox.py's ``Inbox``, which the session's reader reads); each message
     the engine sends goes on one stream (SHTTP-30), chosen by what it is:
 
     - a response: on the stream of the POST that carried its request (SHTTP-14, 16);

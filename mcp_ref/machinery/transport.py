@@ -19,14 +19,13 @@ whole and unchanged). It offers four things, and nothing else is asked of it:
 4. ``describe_close()``: why the input ended, in words for an error message ("server process
    exited with code 1").
 
-``Inbox`` is the receiving half of a transport whose messages arrive through a queue rather than
-a pipe: the server's end of HTTP with SSE, where each POST's thread delivers the message it
-carried, and of Streamable HTTP. The session's reader reads it as it reads a pipe.
+(The server's ends of the HTTP transports receive through a queue rather than a pipe: each
+POST's thread delivers the message it carried to the session's ``Inbox``, outbox.py, and the
+session's reader reads it as it reads a pipe.)
 """
 
 from __future__ import annotations
 
-import queue
 from typing import Protocol
 
 
@@ -40,23 +39,3 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
     def describe_close(self) -> str: ...
-
-
-class Inbox:
-    """Messages delivered by other threads (``deliver``; ``None`` for the end of input), taken in
-    order by the session's reader (``receive``). The queue has no bound of its own: the reader
-    takes each message as it comes (a request goes on to the pool, which refuses what it cannot
-    hold), so messages wait here only while the reader runs a notification callback or writes an
-    answer to a client slow to take it, which the write's timeout bounds."""
-
-    def __init__(self) -> None:
-        self._messages: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-
-    def deliver(self, data: bytes | None) -> None:
-        self._messages.put(data)
-
-    def receive(self, timeout: float | None = None) -> bytes | None:
-        try:
-            return self._messages.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError("no message within the timeout") from None

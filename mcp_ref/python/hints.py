@@ -321,6 +321,19 @@ def _is_json(value: Any) -> bool:
     return False
 
 
+def passes_through(hint: Any) -> bool:
+    """Whether the converter for ``hint`` returns every value of its schema's JSON type as it is:
+    str, int, bool, None and Any do (also inside Annotated or a NewType); float does not (an
+    integer becomes a float), nor does any hint that builds objects. tools.py converts nothing
+    for a tool whose parameters all pass through, once quickcheck.py has proven the types."""
+    kind = kind_of(hint)
+    if kind == "annotated":
+        return passes_through(typing.get_args(hint)[0])
+    if kind == "newtype":
+        return passes_through(hint.__supertype__)
+    return kind in ("any", "none") or (kind == "scalar" and hint is not float)
+
+
 # --- strings (prompt arguments, template variables) -> typed values -----------------------------
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
