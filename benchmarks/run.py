@@ -101,9 +101,9 @@ def validation_section(rounds: int, targets: list[tuple[bool, str]]) -> None:
         print(f"   the check's share of the round trip, {name:<10}: {statistics.median(values):.0%} "
               f"({min(values):.0%} to {max(values):.0%} by round)")
     print()
-    jsonschema_share = statistics.median(share["jsonschema"])
-    targets.append((jsonschema_share <= 0.2, "jsonschema on every call at most 20% of the stdio round trip "
-                    f"(else quickcheck.py stays): {jsonschema_share:.0%}"))
+    jsonschema_share = statistics.median(share["jsonschema"])  # issue 30: quickcheck.py stays only above 20%
+    targets.append((jsonschema_share > 0.2, "quickcheck.py earns its lines (jsonschema on every call over 20% of "
+                    f"the stdio round trip): {jsonschema_share:.0%}"))
 
 
 HTTP_KINDS = ("raw-werkzeug", "raw-waitress", "mcp_ref-werkzeug", "mcp_ref-waitress", "sdk-sse")
