@@ -27,7 +27,6 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import threading
 import time
 from typing import Any, Protocol
@@ -103,10 +102,11 @@ def settled(future: concurrent.futures.Future[Any], deadline: float) -> bool:
     thread of the process, and Python raises KeyboardInterrupt in the main thread only when that
     thread runs again, so one long wait would hold a program past Ctrl-C until its deadline."""
     slice_ = MAIN_THREAD_LOOKS_UP if threading.current_thread() is threading.main_thread() else None
-    while not future.done():
+    while True:
         left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        with contextlib.suppress(concurrent.futures.TimeoutError):  # (not settled yet: look again)
-            future.exception(left if slice_ is None else min(left, slice_))
-    return True
+        try:  # returns as soon as the future is settled, whether with a result or an error
+            future.exception(max(0.0, left if slice_ is None else min(left, slice_)))
+            return True
+        except concurrent.futures.TimeoutError:  # not settled within this wait: look again, or give up
+            if left <= 0:
+                return False

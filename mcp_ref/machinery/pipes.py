@@ -29,22 +29,15 @@ from typing import IO
 POLL_SLICE = 0.05  # seconds a waiting writer sleeps between checks that the transport is open
 
 
-def pipe_fd(stream: IO[bytes]) -> int | None:
-    """The descriptor of ``stream`` if it is a pipe or socket (which poll can wait on); else None."""
+def nonblocking_fd(stream: IO[bytes]) -> int | None:
+    """The descriptor of ``stream``, set non-blocking, if it is a pipe or socket (which poll can
+    wait on); else None (it is then written plainly)."""
     try:
         fd = stream.fileno()
         mode = os.fstat(fd).st_mode
     except (AttributeError, OSError, ValueError):  # io.BytesIO and friends have no descriptor
         return None
     if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return None
-    return fd
-
-
-def nonblocking_fd(stream: IO[bytes]) -> int | None:
-    """The descriptor of ``stream``, set non-blocking, if it is a pipe or socket; else None."""
-    fd = pipe_fd(stream)
-    if fd is None:
         return None
     stream.flush()
     os.set_blocking(fd, False)

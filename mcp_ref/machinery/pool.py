@@ -15,7 +15,8 @@ peer read), so the reader hands each request of the peer to a pool and goes back
    has no bound either; these two are why the pool is a class of its own.)
 4. ``stop()`` drops the jobs still waiting; idle threads leave at once, busy ones when their job
    returns. ``wait_idle(timeout)`` waits, bounded, until no job runs or waits: the end of input
-   gives running requests their grace with it.
+   gives running requests their grace with it (once per session, so it looks every
+   ``IDLE_LOOKS_UP`` seconds rather than have every job tell it).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 log = logging.getLogger("mcp_ref.machinery.pool")
 
 DEFAULT_MAX_QUEUED = 1024  # jobs waiting for a free thread; one more is refused
+IDLE_LOOKS_UP = 0.01  # seconds wait_idle sleeps between looks
 
 Job = Callable[[], None]
 
@@ -47,7 +50,6 @@ class Pool:
         self.max_queued = max_queued
         self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()  # None: a thread's sign to leave
         self._lock = threading.Lock()  # guards the counts below
-        self._finished = threading.Condition(self._lock)  # notified when no job runs or waits
         self._threads = 0  # threads started and not yet left
         self._idle = 0  # threads that will take the next job from the queue, no job promised to them yet
         self._unfinished = 0  # jobs taken and not yet returned (waiting or running)
@@ -82,8 +84,6 @@ class Pool:
             with self._lock:
                 self._unfinished -= 1
                 self._idle += 1
-                if not self._unfinished:
-                    self._finished.notify_all()
         with self._lock:
             self._threads -= 1
             self._idle -= 1
@@ -92,14 +92,15 @@ class Pool:
         """Take no more jobs and drop those waiting; every thread leaves once its job returns."""
         with self._lock:
             self._stopped = True
-            threads = self._threads
-        for _ in range(threads):
-            self._jobs.put(None)  # behind the jobs still waiting, which the threads drop as they pass
+            for _ in range(self._threads):
+                self._jobs.put(None)  # behind the jobs still waiting, which the threads drop as they pass
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no job runs or waits, at most ``timeout`` seconds; whether that came."""
-        with self._lock:
-            return self._finished.wait_for(lambda: not self._unfinished, timeout)
+        deadline = time.monotonic() + timeout
+        while self._unfinished and time.monotonic() < deadline:
+            time.sleep(IDLE_LOOKS_UP)
+        return not self._unfinished
 
     @property
     def threads(self) -> int:
