@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,7 +44,7 @@ from .machinery import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
-from .stdio import SubprocessTransport
+from .stdio import MAX_LINE_BYTES, SubprocessTransport
 
 CLIENT_INFO = {"name": "mcp_ref", "version": "0.1.0"}
 
@@ -140,6 +138,7 @@ class Client:
         cwd: str | os.PathLike[str] | None = None,
         inherit_env: bool = True,
         on_stderr: Callable[[str], None] | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
         timeout: float = DEFAULT_TIMEOUT,
         client_info: dict[str, Any] | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
@@ -155,10 +154,13 @@ class Client:
 
         ``env`` is applied on top of this process's environment (``inherit_env=False``: only
         ``env``); ``cwd`` is the server's working directory. The server's stderr is forwarded to
-        ours line by line, or to ``on_stderr(line)``. The other options are the constructor's.
+        ours line by line, or to ``on_stderr(line)``. A message from the server longer than
+        ``max_line_bytes`` (32 MiB) is discarded; a call whose answer it was fails at once, saying
+        so. The other options are the constructor's.
         """
         # TR-01: stdio, the transport every client should offer
-        transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr)
+        transport = SubprocessTransport(command, env=env, inherit_env=inherit_env, cwd=cwd, on_stderr=on_stderr,
+                                        max_line_bytes=max_line_bytes)
         return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
@@ -289,18 +291,8 @@ class Client:
 
     def __del__(self) -> None:
         session: Session | None = getattr(self, "_session", None)
-        if session is None or session.is_closed:  # closed, or __init__ failed before the session
-            return
-        # Shut down on a thread of its own: a finalizer may run on any thread, even one that
-        # holds this session's lock, and closing takes that lock. The thread is not a daemon,
-        # so the program waits for the server to be shut down before it exits.
-        closer = threading.Thread(target=session.close, args=("the Client was garbage-collected without close()",),  # LC-16
-                                  name="mcp_ref-client-close")
-        try:
-            closer.start()
-        except RuntimeError:  # the interpreter is shutting down: no new threads
-            session.close("the Client was garbage-collected without close()")
-        warnings.warn(f"unclosed {self!r}: use `with Client...` or call close()", ResourceWarning, stacklevel=1, source=self)
+        if session is not None and not session.is_closed:  # (None: __init__ failed before the session)
+            lifetime.close_forgotten(self, session.close)  # LC-16: its server is shut down; a ResourceWarning
 
     def __repr__(self) -> str:
         name = (self.server_info or {}).get("name") if hasattr(self, "_session") else None
@@ -379,13 +371,14 @@ class Client:
             what = capability + (f".{flag}" if flag else "")
             raise MethodNotFound(f"the server did not declare the {what!r} capability, so it does not support {method}")
 
-    def _list(self, method: str, field: str) -> list[dict[str, Any]]:
-        return pagination.list_all(lambda m, p: self.request(m, p), method, field)
+    def _list(self, method: str, field: str, timeout: float | None) -> list[dict[str, Any]]:
+        return pagination.list_all(lambda m, p: self.request(m, p, timeout=timeout), method, field)
 
-    def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool, across all pages (server/tools)."""
+    def list_tools(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Every tool, across all pages (server/tools). ``timeout`` (default: the client's) bounds
+        each page's request, as it does for every list method."""
         self._require("tools", method="tools/list")
-        return self._list("tools/list", "tools")
+        return self._list("tools/list", "tools", timeout)
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                   timeout: float | None = None, on_progress: ProgressCallback | None = None) -> dict[str, Any]:
@@ -395,50 +388,52 @@ class Client:
         # TOOL-15: the call gives up after ``timeout`` (default: the client's), and cancels
         return self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout, on_progress=on_progress)
 
-    def list_resources(self) -> list[dict[str, Any]]:
+    def list_resources(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every resource, across all pages (server/resources)."""
         self._require("resources", method="resources/list")
-        return self._list("resources/list", "resources")
+        return self._list("resources/list", "resources", timeout)
 
-    def list_resource_templates(self) -> list[dict[str, Any]]:
+    def list_resource_templates(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every resource template, across all pages."""
         self._require("resources", method="resources/templates/list")
-        return self._list("resources/templates/list", "resourceTemplates")
+        return self._list("resources/templates/list", "resourceTemplates", timeout)
 
     def read_resource(self, uri: str, *, timeout: float | None = None) -> dict[str, Any]:
         """Read a resource; returns ``{"contents": [...]}``. Unknown URI: ResourceNotFound (-32002)."""
         self._require("resources", method="resources/read")
         return self.request("resources/read", {"uri": uri}, timeout=timeout)
 
-    def subscribe_resource(self, uri: str) -> None:
+    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (see ``on_resource_updated``)."""
         self._require("resources", "subscribe", method="resources/subscribe")
-        self.request("resources/subscribe", {"uri": uri})
+        self.request("resources/subscribe", {"uri": uri}, timeout=timeout)
 
-    def unsubscribe_resource(self, uri: str) -> None:
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
         self._require("resources", "subscribe", method="resources/unsubscribe")
-        self.request("resources/unsubscribe", {"uri": uri})
+        self.request("resources/unsubscribe", {"uri": uri}, timeout=timeout)
 
-    def list_prompts(self) -> list[dict[str, Any]]:
+    def list_prompts(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every prompt, across all pages (server/prompts)."""
         self._require("prompts", method="prompts/list")
-        return self._list("prompts/list", "prompts")  # PRM-11: every page
+        return self._list("prompts/list", "prompts", timeout)  # PRM-11: every page
 
-    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+    def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
+                   timeout: float | None = None) -> dict[str, Any]:
         """Get a prompt's messages; returns ``{"description"?, "messages": [...]}``."""
         self._require("prompts", method="prompts/get")
-        return self.request("prompts/get", prompts.get_prompt_params(name, arguments))
+        return self.request("prompts/get", prompts.get_prompt_params(name, arguments), timeout=timeout)
 
-    def complete(self, ref: dict[str, Any], argument: dict[str, Any]) -> dict[str, Any]:
+    def complete(self, ref: dict[str, Any], argument: dict[str, Any], *,
+                 timeout: float | None = None) -> dict[str, Any]:
         """Ask for completions: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
         ``{"type": "ref/resource", "uri"}``, ``argument`` is ``{"name", "value"}``. Returns
         ``{"completion": {"values", "total"?, "hasMore"?}}``. (No capability gates this in 2024-11-05.)"""
-        return self.request("completion/complete", {"ref": ref, "argument": argument})
+        return self.request("completion/complete", {"ref": ref, "argument": argument}, timeout=timeout)
 
-    def set_logging_level(self, level: str) -> None:
+    def set_logging_level(self, level: str, *, timeout: float | None = None) -> None:
         """Ask for log messages at ``level`` and above (see ``on_log_message``)."""
         self._require("logging", method="logging/setLevel")
-        self.request("logging/setLevel", {"level": level})
+        self.request("logging/setLevel", {"level": level}, timeout=timeout)
 
 
 def _gone(*args: Any) -> Any:

@@ -119,6 +119,16 @@ class InvalidRequest(McpError):
         self.request_id = request_id
 
 
+class MessageTooLong(InvalidRequest):
+    """-32600: a message over the transport's size limit (``limit`` bytes), discarded unread.
+    ``head`` is its first bytes, where an answer's id usually stands, so the request it answers
+    can be told at once (Session._discarded) rather than wait out its timeout."""
+
+    def __init__(self, message: str, *, limit: int, head: bytes = b"") -> None:
+        super().__init__(message)
+        self.limit, self.head = limit, head
+
+
 class MethodNotFound(McpError):
     """-32601: the receiver does not implement this method (or did not advertise it)."""
 

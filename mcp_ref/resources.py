@@ -20,7 +20,8 @@ Templates here support RFC 6570 simple expansion ``{var}`` (one path segment, pe
 and reserved expansion ``{+var}`` (may span ``/``). The handler receives the variables as
 keyword arguments, converted to its hints (``{id}`` with ``id: int``: a URI whose id is not a
 number matches no resource; see hints.py). Its return value becomes ``contents`` by the table in
-returns.py.
+returns.py. A handler that finds nothing for the URI raises ``ResourceNotFound`` (-32002); a
+``KeyError`` or any other ``LookupError`` it raises means the same, and says so to the client.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from . import messages, pagination
 from .content import is_uri
 from .messages import InternalError, InvalidParams, ResourceNotFound
-from .python.registry import Registered, Registry, did_you_mean
+from .python.registry import Registered, Registry, did_you_mean, error_text
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
@@ -119,7 +120,10 @@ class Resource(Registered):
     def read(self, ctx: Any, uri: str, variables: dict[str, Any]) -> dict[str, Any]:
         """Call the function with the (converted) variables; its value as a ``resources/read``
         result: ``contents`` items, and the ``_meta`` of a result the function built itself."""
-        value = self.call(ctx, dict(variables))  # an exception here becomes -32603 (RES-07)
+        try:
+            value = self.call(ctx, dict(variables))  # any other exception here becomes -32603 (RES-07)
+        except LookupError as exc:  # a KeyError or IndexError in the handler: no such resource, RES-06
+            raise ResourceNotFound(f"Resource not found: {uri} ({error_text(exc)})", {"uri": uri}) from None
         result = {"contents": self.contents(value, uri)}
         if isinstance(value, dict) and "contents" in value and isinstance(value.get("_meta"), dict):
             result["_meta"] = value["_meta"]  # every result may carry _meta: keep the author's

@@ -39,10 +39,10 @@ from typing import Any
 
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
-from .machinery.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
+from .machinery.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest, Unmatched, meant_for
 from .machinery.pool import DEFAULT_MAX_QUEUED, Pool, PoolFull
 from .machinery.transport import Transport
-from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, RequestId
+from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, MessageTooLong, RequestId
 
 log = logging.getLogger("mcp_ref.session")
 
@@ -112,6 +112,7 @@ class Session:
         self._progress: dict[RequestId, ProgressCallback] = {}  # progress token -> callback, for ours
         self._running: dict[RequestId, RequestContext] = {}  # the peer's, not yet answered
         self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
+        self.unmatched = Unmatched()  # what the peer sent that matched no request of ours (outgoing.py)
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed
@@ -131,7 +132,7 @@ class Session:
             try:
                 data = self._transport.receive()
             except McpError as exc:  # a message the transport discarded (a line too long): say so, read on
-                self._answer(None, exc)
+                self._discarded(exc)
                 continue
             except Exception as exc:  # OSError or worse: the channel is unusable
                 self._shutdown(f"transport failed: {exc}")
@@ -143,6 +144,20 @@ class Session:
                 self._dispatch(data)
             except Exception:  # a bug of ours must not end the session: drop this one message
                 log.exception("%s: could not dispatch a message; it was dropped", self.name)
+
+    def _discarded(self, exc: McpError) -> None:
+        """A message the transport could not read whole (a line over its size limit). When it was
+        the answer to a request of ours, that request fails now, saying why: waiting longer could
+        not bring its answer. Anything else is answered as the bad message it is (-32600)."""
+        if isinstance(exc, MessageTooLong):
+            out = meant_for(exc.head, self._pending)
+            if out is not None and self._forget(out.id):  # (answers are never answered: MSG-06)
+                out.future.set_exception(InvalidRequest(
+                    f"the answer to {out.method} (id {out.id}) was longer than the {exc.limit}-byte limit "
+                    "and was discarded unread; max_line_bytes= raises the limit"))
+                return
+            self.unmatched.add("too long", f"a message over the {exc.limit}-byte limit")
+        self._answer(None, exc)
 
     def _input_ended(self) -> None:
         """LC-19: the peer closed its side. Requests still running get a grace to answer, so
@@ -303,9 +318,11 @@ class Session:
             msg = messages.decode(data)
             kind = messages.classify(msg)
         except InvalidRequest as exc:
+            self.unmatched.add("not JSON-RPC", f"a message that is not JSON-RPC ({exc.message})")
             self._answer(exc.request_id, exc)
             return
         except McpError as exc:  # ParseError: the id cannot be known, so it is null
+            self.unmatched.add("not JSON", f"a line that is not JSON ({messages.printable(repr(data[:40]))[1:]})")
             self._answer(None, exc)
             return
         if kind is messages.RESPONSE:
@@ -324,7 +341,7 @@ class Session:
                 out = self._pending.pop(request_id, None)
                 self._progress.pop(request_id, None)
         if out is None:  # CAN-10: late, after we gave up; or about a message of ours the peer could not parse
-            log.debug("dropping response with no pending request: %r", msg)
+            self.unmatched.answer(request_id, self._pending)  # kept, to say so if a request times out
             return
         outcome = messages.outcome(msg, out.method)  # MSG-01, MSG-06: its result, or the error to raise
         if isinstance(outcome, BaseException):

@@ -40,18 +40,20 @@ from collections.abc import Callable, Sequence
 from typing import IO, cast
 
 from .machinery import pipes
-from .messages import ConnectionClosed, InvalidRequest
+from .messages import ConnectionClosed, MessageTooLong
 
 log = logging.getLogger("mcp_ref.stdio")
 
 MAX_LINE_BYTES = 32 * 1024 * 1024
 CLOSE_WAIT = 1.0  # seconds close() waits for a writer to let go of the output
 READ_CHUNK = 64 * 1024
+HEAD_BYTES = 256  # of a line over the cap, kept to find whose answer it was
 _BOM = b"\xef\xbb\xbf"
 
 
-class LineTooLong(InvalidRequest):
-    """A line exceeded the framer's cap; it was discarded (the session answers -32600)."""
+class LineTooLong(MessageTooLong):
+    """A line exceeded the framer's cap; it was discarded. Its first bytes (``head``) go with it:
+    the session fails at once the request of ours it answers, or answers -32600 when it is none."""
 
 
 class NewlineFramer:
@@ -81,11 +83,12 @@ class NewlineFramer:
             if end < 0:
                 self._scanned = len(self._buffer)
                 if self._scanned > self.max_line_bytes:
+                    head = bytes(self._buffer[:HEAD_BYTES])
                     self._buffer.clear()
                     self._scanned = 0
                     if not self._discarding:
                         self._discarding = True
-                        raise self._too_long()
+                        raise self._too_long(head)
                 return None
             line = bytes(self._buffer[:end])
             del self._buffer[: end + 1]
@@ -94,7 +97,7 @@ class NewlineFramer:
                 self._discarding = False
                 continue
             if len(line) > self.max_line_bytes:
-                raise self._too_long()
+                raise self._too_long(line[:HEAD_BYTES])
             line = self._clean(line)
             if line:
                 return line
@@ -123,8 +126,9 @@ class NewlineFramer:
             line = line[3:]
         return b"" if not line or line.isspace() else line
 
-    def _too_long(self) -> LineTooLong:
-        return LineTooLong(f"Invalid Request: message longer than the {self.max_line_bytes}-byte line limit was discarded")
+    def _too_long(self, head: bytes) -> LineTooLong:
+        return LineTooLong(f"Invalid Request: message longer than the {self.max_line_bytes}-byte line limit was discarded",
+                           limit=self.max_line_bytes, head=head)
 
 
 class StdioTransport:

@@ -32,7 +32,7 @@ from typing import Any
 from . import content, pagination
 from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
-from .python.registry import Registered, Registry, did_you_mean
+from .python.registry import Registered, Registry, did_you_mean, error_text
 
 # The rest of the Python side (mcp_ref/python/: type hints in, return values out) is imported where
 # a function is registered, not at the top: it needs inspect, dataclasses and more, which
@@ -101,7 +101,7 @@ class Tool(Registered):
             path = [str(p) for p in error.absolute_path]
             if error.validator == "required" and isinstance(error.instance, dict):  # the field is the missing one
                 path += [next((str(k) for k in error.validator_value if k not in error.instance), "")]
-            raise self._invalid("/".join(part for part in path if part), error.message)
+            raise self._invalid("/".join(part for part in path if part), _problem(error))
 
     def _invalid(self, field: str, problem: str) -> InvalidParams:
         where = f" at {field!r}" if field else ""
@@ -156,19 +156,31 @@ class ToolRegistry(Registry[Tool]):
         return tool.result(value)
 
 
+# The JSON types a Python value of the arguments can have (a JSON integer is a number too).
+_JSON_TYPES = {bool: {"boolean"}, int: {"integer", "number"}, float: {"number"}, str: {"string"},
+               type(None): {"null"}, list: {"array"}, dict: {"object"}}
+
+
+def _problem(error: Any) -> str:
+    """What is wrong, in jsonschema's words, but for a value of none of a union's types
+    (``int | None``: ``anyOf`` integer, null) the types it expected, where jsonschema would only
+    say that the value "is not valid under any of the given schemas"."""
+    if error.validator not in ("anyOf", "oneOf") or not isinstance(error.validator_value, list):
+        return str(error.message)
+    expected = [choice.get("type") if isinstance(choice, dict) else None for choice in error.validator_value]
+    if all(isinstance(kind, str) for kind in expected):
+        if _JSON_TYPES.get(type(error.instance), set()).isdisjoint(expected):
+            return f"{error.instance!r} is not of type {' or '.join(repr(kind) for kind in expected)}"
+    # Of a type one choice takes: what that choice found wrong, the deepest first ([3] in list[str]).
+    inside = [sub for sub in error.context or () if not (sub.validator == "type" and not sub.relative_path)]
+    return str(max(inside, key=lambda sub: len(sub.relative_path)).message) if inside else str(error.message)
+
+
 def _error_result(name: str, exc: Exception) -> dict[str, Any]:
     """TOOL-17: a tool that failed while running: its message for the model, no traceback."""
     log.info("tool %s failed: %r", name, exc)
     message = error_text(exc)  # TOOL-11: the message only: no traceback, no internals
     return {"content": [content.text(f"Tool {name!r} failed: {message}")], "isError": True}  # TOOL-17, TOOL-19
-
-
-def error_text(exc: BaseException) -> str:
-    """What an exception says, as its author wrote it: a KeyError's message is not quoted again
-    (``str(KeyError("no item 'x'"))`` quotes it), and one without a message is named by its type."""
-    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-        return exc.args[0] or type(exc).__name__
-    return str(exc) or type(exc).__name__
 
 
 # --- the client's side ---------------------------------------------------------------------------

@@ -175,25 +175,97 @@ def test_a_flood_of_notifications_around_the_answer_is_delivered_whole_and_in_or
 
 OVERSIZED = """
     initialize()
-    request = next_request()
-    # An over-long line carrying the caller's own id, then the real answer.
-    head = b'{"jsonrpc":"2.0","id":%d,"result":{"pad":"' % request["id"]
-    write(head + b"x" * request["params"]["size"] + b'"}}\\n' + line(echo(request)))
-    complaint = read()  # what the client said about the long line
-    send(result(next_request()["id"], {"complaint": complaint}))
-    echo_forever()
+    while True:
+        request = next_request()
+        params = request.get("params", {})
+        if "size" not in params:
+            send(echo(request))
+            continue
+        # An over-long line: an answer carrying the caller's own id, or (with "request") a request.
+        head = (b'{"jsonrpc":"2.0","id":"big","method":"x/huge","params":{"pad":"' if params.get("request") else
+                b'{"jsonrpc":"2.0","id":%d,"result":{"pad":"' % request["id"])
+        write(head + b"x" * params["size"] + b'"}}\\n')
+        heard = read()  # the client's next message: its complaint about the line, or its next request
+        if params.get("request"):
+            send(result(request["id"], {"complaint": heard}))
+        elif "method" in heard and "id" in heard:
+            send(result(heard["id"], {"echo": heard.get("params", {}), "heard first": "its next request"}))
+        else:
+            send(result(next_request()["id"], {"heard first": heard}))
 """
 
 
-def test_a_line_over_the_cap_is_refused_and_the_real_answer_that_follows_arrives(
-        connect: Callable[..., Client]) -> None:
-    client = connect(OVERSIZED)
-    size = MAX_LINE_BYTES + 1
-    assert client.request("x/echo", {"size": size}, timeout=10) == {"echo": {"size": size}}
-    complaint = client.request("x/complaint")["complaint"]
+@pytest.mark.parametrize("cap", [None, 64 * 1024])
+def test_an_answer_over_the_line_cap_fails_its_call_at_once_saying_so(connect: Callable[..., Client],
+                                                                      cap: int | None) -> None:
+    """Waiting could not bring the answer: the call fails at once (not at its timeout), naming the
+    limit and max_line_bytes=; an answer is not answered back; the session goes on."""
+    client = connect(OVERSIZED, **({"max_line_bytes": cap} if cap else {}))
+    limit = cap or MAX_LINE_BYTES
+    error = ends_by(4.0, lambda: client.request("x/echo", {"size": limit + 1}, timeout=30), McpError)
+    assert error.code == -32600 and "the answer to x/echo" in error.message
+    assert f"{limit}-byte limit" in error.message and "max_line_bytes=" in error.message
+    # Nothing was said to the server about its answer (an answer is never answered): the first
+    # thing it heard after it was the next request.
+    assert client.request("x/echo", {"after": 1}) == {"echo": {"after": 1}, "heard first": "its next request"}
+
+
+def test_a_request_over_the_line_cap_is_answered_32600_and_a_larger_cap_takes_it(connect: Callable[..., Client]) -> None:
+    client = connect(OVERSIZED, max_line_bytes=64 * 1024)
+    complaint = client.request("x/echo", {"size": 64 * 1024 + 1, "request": True}, timeout=10)["complaint"]
     assert complaint["id"] is None and complaint["error"]["code"] == -32600  # the peer is told, once
     assert "line limit" in complaint["error"]["message"]
-    assert client.request("x/echo", {"after": 1}) == {"echo": {"after": 1}}
+    roomy = connect(OVERSIZED, max_line_bytes=256 * 1024)
+    assert roomy.request("x/echo", {"size": 100_000}, timeout=10)["pad"] == "x" * 100_000
+
+
+# --- an answer that came, but not as one: the timeout says what did come --------------------------------------
+
+MISANSWERER = """
+    import json
+    initialize()
+    while True:
+        request = next_request()
+        i, how = request["id"], request.get("params", {}).get("how")
+        if how == "string id":
+            send(result(str(i), {"who": "ours, with a string id"}))
+        elif how == "another id":
+            send(result(i + 1000, {"who": "another's"}))
+        elif how == "pretty-printed":
+            write(json.dumps(echo(request), indent=2).encode() + b"\\n")
+        elif how == "not JSON-RPC":
+            send({"jsonrpc": "2.0", "id": i, "outcome": "fine"})
+        elif how == "silent":
+            pass
+        else:
+            send(echo(request))
+"""
+
+MEANWHILE = {
+    "string id": 'an answer with id "{i}", a string, where ours is the integer {i}: an id must come back as it was sent',
+    "another id": "an answer with id {other}, which no request of ours waits for",
+    "pretty-printed": "a line that is not JSON",
+    "not JSON-RPC": "a message that is not JSON-RPC",
+}
+
+
+@pytest.mark.parametrize("how", sorted(MEANWHILE))
+def test_a_call_whose_answer_came_in_a_form_it_cannot_take_says_what_came(connect: Callable[..., Client],
+                                                                          how: str) -> None:
+    """The timeout names what arrived instead of suggesting a longer timeout, which would not help."""
+    client = connect(MISANSWERER)
+    pending = client.session.start_request("x/echo", {"how": how}, timeout=0.6)
+    with pytest.raises(RequestTimeout) as info:
+        pending.result()
+    message = info.value.message
+    assert MEANWHILE[how].format(i=pending.id, other=pending.id + 1000) in message, message
+    assert "Pass a larger timeout" not in message
+    if how == "pretty-printed":
+        assert "over several lines" in message and "more like it" in message
+    assert client.request("x/echo", {"how": "well"}, timeout=5) == {"echo": {"how": "well"}}
+    with pytest.raises(RequestTimeout) as later:  # what came before a request was sent is not its story
+        client.request("x/echo", {"how": "silent"}, timeout=0.3)
+    assert "Meanwhile" not in later.value.message and "Pass a larger timeout" in later.value.message
 
 
 # --- answers that are not ours, or not alone ----------------------------------------------------------------

@@ -163,3 +163,28 @@ def test_file_resources_cannot_escape_their_root(connect: Callable[..., Client])
             client.read_resource(f"demo://source/{escape}")
     completion = client.complete({"type": "ref/resource", "uri": "demo://source/{+path}"}, {"name": "path", "value": "ses"})
     assert completion["completion"]["values"] == ["session.py"]
+
+
+@pytest.mark.parametrize("raised", [KeyError("no note about 'mars'"), IndexError("list index out of range"),
+                                    LookupError("nothing under that name")])
+def test_a_lookup_error_in_a_handler_is_a_resource_not_found(memory_client: Callable[..., Client],
+                                                              raised: LookupError) -> None:
+    """A template's handler that looks the URI up and finds nothing (a dict, a list) raises what
+    Python raises there: the client hears -32002 naming the URI and what the handler said, not -32603."""
+    server = Server("lookups")
+
+    @server.resource_template("notes://{topic}")
+    def note(topic: str) -> str:
+        raise raised
+
+    @server.resource("notes-index://all")
+    def index() -> str:
+        raise ValueError("the index is broken")  # any other failure is still the server's: -32603
+
+    client = memory_client(server)
+    with pytest.raises(ResourceNotFound) as info:
+        client.read_resource("notes://mars")
+    assert info.value.code == -32002 and "notes://mars" in info.value.message
+    assert str(raised.args[0]) in info.value.message and "KeyError(" not in info.value.message
+    with pytest.raises(InternalError):
+        client.read_resource("notes-index://all")

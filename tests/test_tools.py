@@ -285,3 +285,35 @@ def test_a_tool_s_exception_reads_as_its_author_wrote_it(memory_client: Callable
     result = memory_client(server).call_tool("remove")
     assert result["isError"] is True
     assert result["content"][0]["text"] == f"Tool 'remove' failed: {said}"
+
+
+UNION_CASES = [  # (arguments, what the -32602 says)
+    ({"year": "1961"}, "'1961' is not of type 'integer' or 'null'"),
+    ({"year": 1.5}, "1.5 is not of type 'integer' or 'null'"),
+    ({"tags": "x"}, "'x' is not of type 'array' or 'integer'"),
+    ({"tags": ["a", 3]}, "3 is not of type 'string'"),  # of a type a choice takes: what that choice found wrong
+    ({"mode": 7}, "7 is not of type 'string' or 'boolean'"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "says"), UNION_CASES)
+def test_an_argument_of_none_of_a_unions_types_names_the_types_expected(
+        memory_client: Callable[..., Client], arguments: dict[str, Any], says: str) -> None:
+    """``year: int | None`` given "1961": the error names integer and null, not "any of the given schemas"."""
+    server = Server("unions")
+
+    @server.tool()
+    def catalogue(year: int | None = None, tags: list[str] | int = 0, mode: str | bool = "all") -> str:
+        return "ok"
+
+    client = memory_client(server)
+    with pytest.raises(InvalidParams) as info:
+        client.call_tool("catalogue", arguments)
+    assert says in info.value.message and "any of the given schemas" not in info.value.message
+
+
+def test_a_schema_that_is_not_json_schema_is_refused_at_registration() -> None:
+    """``"type": "str"`` is no JSON Schema type: the author hears it when registering, not at the first call."""
+    server = Server("bad-schema")
+    with pytest.raises(ValueError, match="not a valid JSON Schema.*properties/n/type"):
+        server.tool(input_schema={"type": "object", "properties": {"n": {"type": "str"}}})(lambda n: n)

@@ -9,12 +9,13 @@ of basic/lifecycle, LC-16..18, still runs).
    warning would stop the rest from closing.
 2. A session's threads reach its client only through weak references (``weakly``): a thread of
    the session must not keep an abandoned client alive, or its finalizer could never run, warn
-   and clean up.
+   and clean up (``close_forgotten``).
 """
 
 from __future__ import annotations
 
 import atexit
+import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -47,6 +48,20 @@ def _close_left_open() -> None:
     for obj in left_open:
         warnings.warn(f"{obj!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
                       stacklevel=1)
+
+
+def close_forgotten(obj: object, close: Callable[[str], None]) -> None:
+    """``obj`` (a client) is being garbage-collected while still open: ``close(reason)`` it, then
+    warn. It closes on a thread of its own: a finalizer may run on any thread, even one that holds
+    the lock closing takes. That thread is not a daemon, so the program waits for the server to
+    be shut down before it exits."""
+    reason = f"the {type(obj).__name__} was garbage-collected without close()"
+    try:
+        threading.Thread(target=close, args=(reason,), name="mcp_ref-client-close").start()
+    except RuntimeError:  # the interpreter is shutting down: no new threads
+        close(reason)
+    warnings.warn(f"unclosed {obj!r}: use `with Client...` or call close()", ResourceWarning, stacklevel=3,
+                  source=obj)
 
 
 def weakly(obj: object, method: str, gone: Callable[..., Any]) -> Callable[..., Any]:

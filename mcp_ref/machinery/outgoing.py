@@ -22,26 +22,94 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
    request is given up before the interruption goes on, unless answered).
 4. The main thread waits in slices (``MAIN_THREAD_LOOKS_UP``): Ctrl-C's signal may reach any
    thread, and Python raises KeyboardInterrupt in the main thread only when it runs again.
+5. What the peer sent that answered no request of ours, or could not be read at all, is kept
+   (``Unmatched``: an answer whose id is not one we wait for, a line that is not JSON, a message
+   that is not JSON-RPC, one over the size limit). A request that times out says what came while
+   it waited: a peer that answers with ``"id": "2"`` for our ``2``, or prints each message over
+   several lines, did answer, and a longer timeout would not help. An answer over the size limit
+   whose first bytes name a request of ours (``meant_for``) fails that request at once.
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
+import re
 import threading
 import time
 from typing import Any, Protocol
 
+from .. import messages
 from ..messages import McpError, RequestId, RequestTimeout
 
 CANCEL_NOTICE_TIMEOUT = 2.0  # seconds the peer gets to take a notifications/cancelled of ours
 INTERRUPTED_NOTICE_TIMEOUT = 0.5  # the same, when the caller was interrupted (Ctrl-C): it wants out
 SETTLE_TIMEOUT = 1.0  # seconds; whoever takes a request out of the pending table settles it right after
 MAIN_THREAD_LOOKS_UP = 0.1  # seconds the main thread waits at a time, so that Ctrl-C is felt at once
+KEPT_UNMATCHED = 32  # messages that matched no request of ours, kept to explain a timeout
+
+
+class Unmatched:
+    """What the peer sent that matched no request of ours, the last ``KEPT_UNMATCHED`` of it, each
+    with the time it came: ``add(kind, words)``, and ``since(start)`` says it in one sentence."""
+
+    def __init__(self) -> None:
+        self._seen: collections.deque[tuple[float, str, str]] = collections.deque(maxlen=KEPT_UNMATCHED)
+
+    def add(self, kind: str, words: str) -> None:
+        self._seen.append((time.monotonic(), kind, words))
+
+    def answer(self, request_id: Any, pending: dict[RequestId, OutgoingRequest]) -> None:
+        """An answer whose id names no request we wait for (MSG-05: ids come back unchanged)."""
+        if isinstance(request_id, str) and request_id.isdigit() and int(request_id) in pending:
+            self.add("answer", f'an answer with id "{request_id}", a string, where ours is the integer '
+                               f"{request_id}: an id must come back as it was sent, its type too")
+        elif messages.is_valid_id(request_id):
+            self.add("answer", f"an answer with id {_shown(request_id)}, which no request of ours waits for")
+        else:
+            self.add("answer", f"an answer with id {_shown(request_id)}, which is not a valid id")
+
+    def since(self, start: float) -> str:
+        """What came since ``start`` (time.monotonic), kind by kind, or "" if nothing did."""
+        kinds: dict[str, list[str]] = {}
+        for when, kind, words in self._seen:
+            if when >= start:
+                kinds.setdefault(kind, []).append(words)
+        parts = [words[0] + (f" (and {len(words) - 1} more like it)" if len(words) > 1 else "")
+                 for words in kinds.values()]
+        if len(kinds.get("not JSON", [])) > 1:
+            parts.append("does the peer print each message over several lines? Over stdio every message is one line")
+        return "; ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as JSON, cut short: an id is shown as it was on the wire."""
+    try:
+        text = messages.encode(value).decode()
+    except messages.NotJson:
+        text = repr(value)
+    return messages.printable(text if len(text) <= 60 else text[:57] + "...")
+
+
+_ANSWER_ID = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,18})[\s,}]')
+
+
+def meant_for(head: bytes, pending: dict[RequestId, OutgoingRequest]) -> OutgoingRequest | None:
+    """The request of ours a message discarded unread was meant to answer: the one whose id its
+    first bytes carry, or the only one waiting; None for what looks like a request or notification."""
+    if b'"method"' in head:
+        return None
+    found = _ANSWER_ID.search(head)
+    if found is not None:
+        return pending.get(int(found[1]))
+    return next(iter(pending.values())) if len(pending) == 1 else None
 
 
 class Asker(Protocol):
     """What an ``OutgoingRequest`` needs of the engine that sent it (session.Session): to give it
-    up, if it is still pending (False if it was answered)."""
+    up, if it is still pending (False if it was answered), and what came that matched nothing."""
+
+    unmatched: Unmatched
 
     def give_up(self, out: OutgoingRequest, reason: str | None, notice_timeout: float) -> bool: ...
 
@@ -55,7 +123,8 @@ class OutgoingRequest:
         self.id = request_id
         self.method = method
         self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        self.sent = time.monotonic()
+        self.deadline = self.sent + timeout
         self.future: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
 
     def result(self, timeout: float | None = None) -> dict[str, Any]:
@@ -86,8 +155,10 @@ class OutgoingRequest:
         if not self._session.give_up(self, f"timed out after {timeout:g} s", min(CANCEL_NOTICE_TIMEOUT, max(0.1, timeout / 4))):
             if settled(self.future, time.monotonic() + SETTLE_TIMEOUT):  # whoever took it out settles it next
                 return
-        error = RequestTimeout(f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; "
-                               "the request was cancelled. Pass a larger timeout if the peer is just slow.")
+        meanwhile = self._session.unmatched.since(self.sent)
+        error = RequestTimeout(f"{self.method} (id {self.id!r}) got no response within {timeout:g} s; the request "
+                               "was cancelled. " + (f"Meanwhile the peer sent {meanwhile}." if meanwhile else
+                                                    "Pass a larger timeout if the peer is just slow."))
         error.failed_request = self.method
         raise error from None  # (not "during handling of" the TimeoutError of a send)
 

@@ -93,6 +93,15 @@ def close_matches(key: object, known: Iterable[str]) -> list[str]:
     return difflib.get_close_matches(key, list(known), n=3, cutoff=0.75)  # a typo, not a shared prefix
 
 
+def error_text(exc: BaseException) -> str:
+    """What an exception raised by an author's function says, as its author wrote it: a KeyError's
+    message is not quoted again (``str(KeyError("no item 'x'"))`` quotes it), and one without a
+    message is named by its type."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0] or type(exc).__name__
+    return str(exc) or type(exc).__name__
+
+
 def did_you_mean(matches: list[str]) -> str:
     """``"; did you mean 'add'?"`` for the close matches of a name; ``""`` when there are none."""
     return f"; did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
