@@ -34,13 +34,12 @@ spec page and requirement IDs instead.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
-from .machinery import lifetime
+from .machinery import lifetime, tracing
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
@@ -59,19 +58,11 @@ OPTIONS = ("client_info", "sampling_handler", "roots", "on_log_message", "on_res
 def _options(given: dict[str, Any]) -> dict[str, Any]:
     return {name: given[name] for name in OPTIONS}
 
-def print_trace(direction: str, data: bytes) -> None:
-    """The ``trace=True`` hook: each message on stderr, ``client -> server  {json}`` or ``<-``."""
-    arrow = "client -> server" if direction == "->" else "client <- server"
-    sys.stderr.write(f"{arrow}  {data.decode('utf-8', 'replace')}\n")
-    sys.stderr.flush()
 
+class SessionOpener(Protocol):
+    """What ``Client.in_memory`` needs of a server (a ``Server`` is one): a session on a transport."""
 
-def _trace_hook(trace: TraceCallback | bool | None) -> TraceCallback | None:
-    """What ``Client(trace=...)`` means: True prints the raw wire; a function gets each message."""
-    if isinstance(trace, str):  # (the explainer is tooling, which the library never imports)
-        raise ValueError(f"trace must be True, False or a callable, not {trace!r}; for each message with its "
-                         'spec page and IDs, pass trace=tracer("client") (from mcp_ref.tooling.explain import tracer)')
-    return print_trace if trace is True else None if trace is False else trace
+    def open_session(self, transport: Transport) -> Session: ...
 
 
 class Client:
@@ -122,7 +113,7 @@ class Client:
             inline_methods=frozenset({"ping"}),
             knows_method=lifetime.weakly(self, "_knows_method", lambda method: False),
             default_timeout=timeout,
-            trace=_trace_hook(trace),
+            trace=tracing.trace_hook(trace),
             name="mcp_ref-client",
         )
         lifetime.track(self)  # closed at exit if the program forgets to
@@ -232,6 +223,18 @@ class Client:
             if not fallback or not 400 <= exc.status < 500 or exc.status in (401, 403):
                 raise
         return cls.sse(url, headers=headers, timeout=timeout, **options)
+
+    @classmethod
+    def in_memory(cls, server: SessionOpener, **options: Any) -> Client:
+        """A client connected to ``server`` (a ``Server``) in this same process, initialized: no
+        process, no socket, every message still encoded and decoded as on the wire (a pair of
+        queues, machinery/memory.py). For tests: ``with Client.in_memory(server) as client:``.
+        Closing the client ends the server's session too. The options are the constructor's."""
+        from .machinery.memory import MemoryTransport
+
+        server_end, client_end = MemoryTransport.pair()  # TR-12, TR-13: any channel that keeps messages whole
+        server.open_session(server_end).start()
+        return cls._connected(client_end, **options)
 
     @classmethod
     def _connected(cls, transport: Transport, **kwargs: Any) -> Client:

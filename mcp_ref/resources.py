@@ -244,6 +244,11 @@ class ResourceRegistry:
                     del self._subscribers[uri]  # an empty entry is memory nobody uses
         return {}
 
+    def subscription_count(self) -> int:
+        """How many (URI, session) subscriptions there are now."""
+        with self._lock:
+            return sum(len(sessions) for sessions in self._subscribers.values())
+
     def subscribers(self, uri: str) -> list[Any]:
         with self._lock:
             return list(self._subscribers.get(uri, ()))  # RES-13: exactly this URI's subscribers

@@ -362,6 +362,21 @@ class Server:
         with self._sessions_lock:
             return list(self._sessions)
 
+    def stats(self) -> dict[str, Any]:
+        """What this server holds now, for an operator (``mcp-ref serve --stats``): its sessions by
+        transport, the event streams open, the subscriptions, the messages and bytes queued for
+        clients, the requests running (and of its own, waiting for answers), the process's threads."""
+        totals: dict[str, Any] = {"sessions": {}, "streams": 0, "subscriptions": self.resources.subscription_count(),
+                                  "queued_messages": 0, "queued_bytes": 0, "requests_running": 0,
+                                  "requests_waiting_for_answers": 0, "threads": threading.active_count()}
+        for session in self.sessions:
+            held = session.stats()
+            kind = held.pop("kind", "other")
+            totals["sessions"][kind] = totals["sessions"].get(kind, 0) + 1
+            for name in ("streams", "queued_messages", "queued_bytes", "requests_running", "requests_waiting_for_answers"):
+                totals[name] += held.get(name, 0)
+        return totals
+
     def wsgi_app(self, **options: Any) -> SseApp:
         """This server as a WSGI application speaking both HTTP transports: Streamable HTTP at
         ``/mcp`` (streamable_http.py; ``mcp_path``, and ``streamable_options`` for its own limits)

@@ -229,6 +229,14 @@ class Session:
     def is_closed(self) -> bool:
         return self._closed
 
+    def stats(self) -> dict[str, Any]:
+        """What this session holds now, for an operator: its transport's own figures, where it keeps
+        any (machinery/transport.py, point 5), the peer's requests running or waiting for a thread,
+        ours waiting for answers, and the threads it holds (its reader, and its pool's)."""
+        held: dict[str, Any] = getattr(self._transport, "stats", dict)()  # (optional: the engine needs none)
+        return {**held, "requests_running": len(self._running), "requests_waiting_for_answers": len(self._pending),
+                "threads": self._pool.threads + self._reader.is_alive()}
+
     # --- sending ---------------------------------------------------------------------------------
 
     def _write(self, data: bytes, timeout: float | None = None) -> None:

@@ -161,6 +161,10 @@ class _StreamTransport(Inbox):
     def describe_close(self) -> str:
         return "the client's event stream closed"
 
+    def stats(self) -> dict[str, Any]:  # (machinery/transport.py: one event stream, and what waits on it)
+        return {"kind": "sse", "streams": 0 if self._closed else 1, "queued_messages": self.outbox.count,
+                "queued_bytes": self.outbox.queued_bytes}
+
 
 class SseApp:
     """The WSGI application: ``GET sse_path`` opens a session, ``POST message_path`` feeds it.

@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from .machinery import pipes
 from .messages import ConnectionClosed, MessageTooLong
@@ -218,6 +218,9 @@ class StdioTransport:
 
     def describe_close(self) -> str:
         return "end of input"
+
+    def stats(self) -> dict[str, Any]:  # (machinery/transport.py: nothing queued, a write goes out whole or times out)
+        return {"kind": "stdio", "streams": 0, "queued_messages": 0, "queued_bytes": 0}
 
 
 # --- the client side: the server as a child process ----------------------------------------------

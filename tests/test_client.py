@@ -73,3 +73,21 @@ def test_each_request_method_gives_up_at_its_own_timeout(stalled: Client, name: 
     with pytest.raises(RequestTimeout):
         getattr(stalled, name)(*CALLS[name], timeout=0.3)
     assert time.monotonic() - start < 3, "the call waited for the client's 30 s, not its own 0.3 s"
+
+
+def test_a_client_in_memory_reaches_a_server_of_this_process_and_ends_its_session_on_close() -> None:
+    """``Client.in_memory(server)``: the pytest way to test a server, with no process and no socket."""
+    server = Server("in-memory")
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    with Client.in_memory(server, timeout=5) as client:
+        assert client.server_info == {"name": "in-memory", "version": "0.1.0"}
+        assert client.call_tool("add", {"a": 2, "b": 3})["content"] == [{"type": "text", "text": "5"}]
+        assert len(server.sessions) == 1
+    deadline = time.monotonic() + 5
+    while server.sessions and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.sessions == []  # the client's close ended the server's session too

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from typing import Any
 
 DEFAULT_MAX_QUEUED = 10_000
 
@@ -52,6 +53,9 @@ class MemoryTransport:
 
     def describe_close(self) -> str:
         return "the in-memory link was closed"
+
+    def stats(self) -> dict[str, Any]:  # (transport.py: what waits for the peer to read it)
+        return {"kind": "memory", "streams": 0, "queued_messages": self._outbox.qsize(), "queued_bytes": 0}
 
 
 def put_end_marker(box: queue.Queue[bytes | None]) -> None:

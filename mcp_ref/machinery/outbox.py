@@ -93,3 +93,8 @@ class Outbox:
 
     def end(self) -> None:
         put_end_marker(self._queue)
+
+    @property
+    def count(self) -> int:
+        """How many messages wait (the end marker among them, once put)."""
+        return self._queue.qsize()

@@ -307,6 +307,16 @@ class SessionTransport(Inbox):
     def describe_close(self) -> str:
         return "the Streamable HTTP session ended"
 
+    def stats(self) -> dict[str, Any]:
+        """What it holds (transport.py): its open streams (each request's, the GET stream), and the
+        messages and bytes waiting on those this process writes, and in the GET stream's backlog."""
+        with self._lock:
+            streams = [route.stream for route in self._routes.values()] + ([self._listener] if self._listener else [])
+            outboxes = [stream.outbox for stream in streams if isinstance(stream, LocalStream)]
+            return {"kind": "streamable_http", "streams": len(streams),
+                    "queued_messages": len(self._backlog) + sum(box.count for box in outboxes),
+                    "queued_bytes": self._backlog_bytes + sum(box.queued_bytes for box in outboxes)}
+
 
 class Busy(McpError):
     """Too many requests of one session in flight: HTTP 503 with Retry-After."""

@@ -18,6 +18,9 @@ whole and unchanged). It offers four things, and nothing else is asked of it:
    returns ``None`` (or the thread waiting in it is a daemon the program may leave behind).
 4. ``describe_close()``: why the input ended, in words for an error message ("server process
    exited with code 1").
+5. Optionally, ``stats()``: what it holds now, for an operator (``Server.stats()``): a dict with
+   its ``kind`` ("stdio", "sse", ...), the event ``streams`` it has open, and the messages and
+   bytes queued for the peer (``queued_messages``, ``queued_bytes``). The engine never calls it.
 
 (The server's ends of the HTTP transports receive through a queue rather than a pipe: each
 POST's thread delivers the message it carried to the session's ``Inbox``, outbox.py, and the
