@@ -272,7 +272,7 @@ def test_client_stdio_sse_and_http_list_their_options_for_help_and_editors() -> 
     from mcp_ref.client import OPTIONS
 
     assert set(OPTIONS) | {"timeout"} == constructor  # what each way of connecting passes on
-    for connect, own in [(Client.stdio, {"env", "cwd", "inherit_env", "on_stderr"}), (Client.sse, {"headers"}),
+    for connect, own in [(Client.stdio, {"env", "cwd", "inherit_env", "on_stderr", "max_line_bytes"}), (Client.sse, {"headers"}),
                          (Client.http, {"headers", "fallback"})]:
         parameters = inspect.signature(connect).parameters
         assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
