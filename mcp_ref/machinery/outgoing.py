@@ -20,7 +20,7 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/messages
    the wait ends any other way: ``cancel()`` or ``close()`` from another thread (the Future is
    settled then, so the wait ends at once), the connection ending, Ctrl-C in the caller (the
    request is given up before the interruption goes on, unless answered).
-4. The main thread waits in slices (``MAIN_THREAD_LOOKS_UP``): Ctrl-C's signal may reach any
+4. The main thread waits in slices (``MAIN_THREAD_WAIT_SLICE``): Ctrl-C's signal may reach any
    thread, and Python raises KeyboardInterrupt in the main thread only when it runs again.
 5. What the peer sent that answered no request of ours, or could not be read at all, is kept
    (``Unmatched``: an answer whose id is not one we wait for, a line that is not JSON, a message
@@ -45,7 +45,7 @@ from ..messages import McpError, RequestId, RequestTimeout
 CANCEL_NOTICE_TIMEOUT = 2.0  # seconds the peer gets to take a notifications/cancelled of ours
 INTERRUPTED_NOTICE_TIMEOUT = 0.5  # the same, when the caller was interrupted (Ctrl-C): it wants out
 SETTLE_TIMEOUT = 1.0  # seconds; whoever takes a request out of the pending table settles it right after
-MAIN_THREAD_LOOKS_UP = 0.1  # seconds the main thread waits at a time, so that Ctrl-C is felt at once
+MAIN_THREAD_WAIT_SLICE = 0.1  # seconds the main thread waits at a time, so that Ctrl-C is felt at once
 KEPT_UNMATCHED = 32  # messages that matched no request of ours, kept to explain a timeout
 
 
@@ -169,10 +169,10 @@ class OutgoingRequest:
 
 def settled(future: concurrent.futures.Future[Any], deadline: float) -> bool:
     """Wait until ``future`` is settled, or ``deadline`` (time.monotonic) passes; whether it was.
-    The main thread waits in slices of ``MAIN_THREAD_LOOKS_UP``: Ctrl-C's signal may reach any
+    The main thread waits in slices of ``MAIN_THREAD_WAIT_SLICE``: Ctrl-C's signal may reach any
     thread of the process, and Python raises KeyboardInterrupt in the main thread only when that
     thread runs again, so one long wait would hold a program past Ctrl-C until its deadline."""
-    slice_ = MAIN_THREAD_LOOKS_UP if threading.current_thread() is threading.main_thread() else None
+    slice_ = MAIN_THREAD_WAIT_SLICE if threading.current_thread() is threading.main_thread() else None
     while True:
         left = deadline - time.monotonic()
         try:  # returns as soon as the future is settled, whether with a result or an error

@@ -16,7 +16,7 @@ peer read), so the reader hands each request of the peer to a pool and goes back
 4. ``stop()`` drops the jobs still waiting; idle threads leave at once, busy ones when their job
    returns. ``wait_idle(timeout)`` waits, bounded, until no job runs or waits: the end of input
    gives running requests their grace with it (once per session, so it looks every
-   ``IDLE_LOOKS_UP`` seconds rather than have every job tell it).
+   ``IDLE_POLL_INTERVAL`` seconds rather than have every job tell it).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Callable
 log = logging.getLogger("mcp_ref.machinery.pool")
 
 DEFAULT_MAX_QUEUED = 1024  # jobs waiting for a free thread; one more is refused
-IDLE_LOOKS_UP = 0.01  # seconds wait_idle sleeps between looks
+IDLE_POLL_INTERVAL = 0.01  # seconds wait_idle sleeps between looks
 
 Job = Callable[[], None]
 
@@ -99,7 +99,7 @@ class Pool:
         """Wait until no job runs or waits, at most ``timeout`` seconds; whether that came."""
         deadline = time.monotonic() + timeout
         while self._unfinished and time.monotonic() < deadline:
-            time.sleep(IDLE_LOOKS_UP)
+            time.sleep(IDLE_POLL_INTERVAL)
         return not self._unfinished
 
     @property
