@@ -85,10 +85,10 @@ def log_messages_are_declared_and_well_formed(t: ServerCheck) -> None:
             if note.get("method") != "notifications/message":
                 continue
             if not t.info.declares("logging"):
-                t.fail("LOG-01", "sent a log message without declaring logging", got=shown(str(note)))
+                t.fail("LOG-01", "sent a log message without declaring logging", got=shown(shapes.json_text(note)))
             problems = result_shapes.log_message(note.get("params"))
             if problems:
-                t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(str(note)))
+                t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(shapes.json_text(note)))
 
 
 LOG_FLOOD = 100  # log notifications within one second (wire.LOG_WINDOW) that make a flood
