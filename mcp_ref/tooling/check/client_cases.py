@@ -35,6 +35,7 @@ from . import result_shapes, shapes
 from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
 from .client_links import StdioLink, in_words
 from .model import client_case
+from .relay import LINGER
 from .wire import Incoming, shown
 
 LIFECYCLE = "basic/lifecycle"
@@ -179,25 +180,37 @@ def uses_only_declared_server_capabilities(t: ClientCheck) -> None:
             t.fail("LC-15", f"sent {method}, but the server did not declare {needed}", got=shown(incoming.raw))
 
 
-@client_case(LIFECYCLE, "LC-16", transport="stdio")
+@client_case(LIFECYCLE, "LC-16", "LC-17", transport="stdio")
 def shuts_down_by_closing_stdin(t: ClientCheck) -> None:
-    """To stop a stdio server, the client first closes the server's stdin; SIGTERM (and SIGKILL)
-    come only if the server does not exit."""
+    """To stop a stdio server, the client first closes the server's stdin (LC-16), then waits for it
+    to exit; SIGTERM (and SIGKILL) come only if the server does not exit in time (LC-17). The kit's
+    server takes half a second to exit once its stdin closes, so a client that signals or kills
+    it without waiting is seen to, in every run."""
     if t.s.killed_by_kit:
         t.skip("the client was still running at --run-timeout, so the kit stopped it")
     link = t.s.link
     assert isinstance(link, StdioLink)
     events = [name for name, _ in link.events]
-    # The relay reports stdin-eof when the client closes its stdin, and sigterm when signalled
-    # (then it exits at once, so no stdin-eof follows). data-closed and relay-gone are only the
-    # consequences, and may be seen first: they travel on another connection.
-    polite = "stdin-eof" in events and ("sigterm" not in events or events.index("sigterm") > events.index("stdin-eof"))
-    if polite:
+    # The relay reports exiting when it leaves by itself (LINGER seconds after its stdin closed),
+    # and sigterm when signalled, saying whether its stdin was closed by then (it asks the pipe
+    # in the signal handler: the client closed it first or it did not, whatever ran when). A
+    # SIGKILL it cannot report: whether the kill came before or just after the stdin closed is
+    # then a race between two processes, so that verdict names no order (the same every run).
+    saw = f"what the kit's server process saw, in order: {in_words(events)}"
+    if "exiting" in events:
         return
-    what = ("sent SIGTERM without closing stdin first" if "sigterm" in events
-            else "killed the server without closing its stdin")
-    t.check(False, "LC-16", f"the client {what}: to stop a stdio server, close its stdin first and signal it only "
-            "if it does not exit", got=f"what the kit's server process saw, in order: {in_words(events)}")
+    if "sigterm" in events:
+        t.check(False, "LC-16", "the client sent SIGTERM without closing stdin first: to stop a stdio server, close "
+                "its stdin first and signal it only if it does not exit", got=saw)
+    elif "sigterm-after-eof" in events:
+        t.check(False, "LC-17", "the client closed the server's stdin, then sent it SIGTERM before the server had time "
+                f"to exit (the kit's server takes {LINGER:g} s to exit once its stdin closes): wait for the server to "
+                "exit, and signal it only if it does not within a reasonable time", got=saw)
+    else:
+        t.check(False, "LC-17", "the client killed the server (SIGKILL) before it could exit by itself: close its "
+                f"stdin first (LC-16), then wait for it to exit (the kit's server takes {LINGER:g} s once its stdin "
+                "closes), and signal it only if it does not exit within a reasonable time, SIGTERM before SIGKILL",
+                got=saw)
 
 
 # --- basic/messages ------------------------------------------------------------------------------
