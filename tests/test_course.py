@@ -79,8 +79,21 @@ def test_the_untouched_starter_fails_for_the_labs_reason(name: str) -> None:
     said = next((p for p in readme.split("\n\n") if re.search(r"untouched\s+starter\s+fails", p)), "")
     promised = set(CASE_NAME.findall(re.split(r"untouched\s+starter\s+fails", said)[-1]))
     assert promised, f"{name}: the README does not say which cases the starter fails"
-    named = {case["name"] for case in outcome.cases if case["status"] in ("FAIL", "WARN")}
-    assert promised <= named, f"{name}: the README names {sorted(promised - named)}, which did not fail"
+    assert promised == set(failing), f"{name}: the README says the starter fails {sorted(promised)}; it fails " \
+                                     f"{sorted(failing)}"
+
+
+@pytest.mark.parametrize("name", BY_NAME)
+def test_each_todo_of_a_starter_names_the_requirements_its_readme_step_names(name: str) -> None:
+    """A learner reads the TODO in the file and the step in the README: both say which rules it is about."""
+    lab = BY_NAME[name]
+    starter = lab.starter.read_text(encoding="utf-8")
+    for todo in lab.todos:
+        said = re.findall(rf"TODO {todo.number} \(([^)]*)\)", starter)
+        assert said, f"{name}: the starter has no 'TODO {todo.number} (IDs)'"
+        for text in said:
+            assert grade.ID.findall(text) == todo.ids, f"{name}, TODO {todo.number}: the starter says {text!r}, " \
+                                                         f"the README {todo.ids}"
 
 
 @pytest.mark.parametrize("readme", READMES, ids=lambda path: path.parent.name)
