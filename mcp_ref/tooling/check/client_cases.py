@@ -36,6 +36,7 @@ from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
 from .client_links import StdioLink, in_words
 from .model import client_case
 from .relay import LINGER
+from .shapes import json_text
 from .wire import Incoming, shown
 
 LIFECYCLE = "basic/lifecycle"
@@ -116,7 +117,7 @@ def initialize_params_are_well_formed(t: ClientCheck) -> None:
     rest = [p for p in problems if not p.startswith(("params.protocolVersion", "params.capabilities", "params.clientInfo"))]
     t.check(not rest, "LC-04", "; ".join(rest), got=shown(init.raw))
     if t.s.proposed_version != "2024-11-05":
-        t.note(f"proposed {t.s.proposed_version!r}; the checking server answered 2024-11-05")
+        t.note(f"proposed {json_text(t.s.proposed_version)}; the checking server answered 2024-11-05")
 
 
 @client_case(LIFECYCLE, "LC-08")
@@ -239,7 +240,7 @@ def request_ids_are_strings_or_integers(t: ClientCheck) -> None:
         if rid is None:
             t.fail("MSG-03", f"{method_of(incoming)} has id null", got=shown(incoming.raw))
         if not (isinstance(rid, str) or shapes.is_int(rid)):
-            t.fail("MSG-02", f"{method_of(incoming)} has id {rid!r}, not a string or integer", got=shown(incoming.raw))
+            t.fail("MSG-02", f"{method_of(incoming)} has id {json_text(rid)}, not a string or integer", got=shown(incoming.raw))
 
 
 @client_case(MESSAGES, "MSG-04")
@@ -249,7 +250,7 @@ def request_ids_are_never_reused(t: ClientCheck) -> None:
     for incoming in requests(t):
         rid = incoming.msg["id"]
         if any(type(rid) is type(s) and rid == s for s in seen):
-            t.fail("MSG-04", f"id {rid!r} was used again (by {method_of(incoming)})", got=shown(incoming.raw))
+            t.fail("MSG-04", f"id {json_text(rid)} was used again (by {method_of(incoming)})", got=shown(incoming.raw))
         seen.append(rid)
 
 
@@ -273,9 +274,9 @@ def responses_answer_the_servers_requests(t: ClientCheck) -> None:
             continue
         rid = msg.get("id")
         if not any(type(rid) is type(o) and rid == o for o in ours):
-            t.fail("MSG-05", f"a response carries id {rid!r}, which the server never sent", got=shown(incoming.raw))
+            t.fail("MSG-05", f"a response carries id {json_text(rid)}, which the server never sent", got=shown(incoming.raw))
         if any(type(rid) is type(a) and rid == a for a in answered):
-            t.fail("MSG-05", f"request {rid!r} was answered twice", got=shown(incoming.raw))
+            t.fail("MSG-05", f"request {json_text(rid)} was answered twice", got=shown(incoming.raw))
         answered.append(rid)
         if ("result" in msg) == ("error" in msg):
             t.fail("MSG-06", "a response must set exactly one of result and error", got=shown(incoming.raw))
@@ -362,7 +363,7 @@ def cancels_only_its_own_requests(t: ClientCheck) -> None:
             params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
             target = repr(params.get("requestId"))
             if target not in sent:
-                t.fail("CAN-20", f"cancelled request {params.get('requestId')!r}, which the client never sent",
+                t.fail("CAN-20", f"cancelled request {json_text(params.get('requestId'))}, which the client never sent",
                        got=shown(incoming.raw))
             if sent[target] == "initialize":
                 t.fail("CAN-03", "cancelled its initialize request", got=shown(incoming.raw))
@@ -389,10 +390,10 @@ def progress_tokens_are_unique(t: ClientCheck) -> None:
             continue
         token = meta["progressToken"]
         if not (isinstance(token, str) or shapes.is_int(token)):
-            t.fail("PROG-01", f"progress token {token!r} is not a string or integer", got=shown(entry.data))
+            t.fail("PROG-01", f"progress token {json_text(token)} is not a string or integer", got=shown(entry.data))
         holder = active.get(repr(token))
         if holder is not None and holder not in answered:
-            t.fail("PROG-02", f"progress token {token!r} is already used by a request in flight", got=shown(entry.data))
+            t.fail("PROG-02", f"progress token {json_text(token)} is already used by a request in flight", got=shown(entry.data))
         active[repr(token)] = repr(msg["id"])
 
 
