@@ -15,7 +15,7 @@ Run ``python -m tests.test_course_graders [LAB]`` to print each wrong solution's
 
 from __future__ import annotations
 
-import re
+import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from .test_course import BY_NAME, grade
+from .test_course import BY_NAME, grade, signature
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,12 @@ class Wrong:
     exit: int = 1  # 2: the kit could not even start a session; the grade shows why (its reason)
     rule: str = ""  # what the rule line of the finding on ``fails_on`` must say (the rule the case judged)
     alone: bool = False  # one mistake, one finding: no other case fails
+    runs: int = 1  # copies graded at once, which must get the same grade (a verdict that once raced: 3)
 
 
 def wrong(todo: int | None, what: str, fails_on: str, *edits: tuple[str, str], says: tuple[str, ...] = (),
-          exit: int = 1, rule: str = "", alone: bool = False) -> Wrong:
-    return Wrong(todo, what, edits, fails_on, says, exit, rule, alone)
+          exit: int = 1, rule: str = "", alone: bool = False, runs: int = 1) -> Wrong:
+    return Wrong(todo, what, edits, fails_on, says, exit, rule, alone, runs)
 
 
 LAB1_CLOSE = '''        self.process.stdin.close()
@@ -126,15 +127,16 @@ WRONG: dict[str, list[Wrong]] = {
         wrong(3, "kills the server without closing its stdin", "LC-17",
               ('''        self.process.stdin.close()
         for stop in''', '''        self.process.kill()
-        for stop in'''), says=("the client killed the server (SIGKILL) before it could exit by itself",)),
+        for stop in'''), says=("the client killed the server (SIGKILL) before it could exit by itself",), runs=3),
         wrong(3, "closes the server's stdin, then kills it at once", "LC-17",
               (LAB1_CLOSE, '''        self.process.stdin.close()
         self.process.kill()
-        self.process.wait(timeout=2)'''), says=("the client killed the server (SIGKILL) before it could exit by itself",)),
+        self.process.wait(timeout=2)'''), runs=3,
+              says=("the client killed the server (SIGKILL) before it could exit by itself",)),
         wrong(3, "closes the server's stdin, then sends it SIGTERM at once", "LC-17",
               (LAB1_CLOSE, '''        self.process.stdin.close()
         self.process.terminate()
-        self.process.wait(timeout=2)'''), says=("then sent it SIGTERM before the server had time to exit",)),
+        self.process.wait(timeout=2)'''), says=("then sent it SIGTERM before the server had time to exit",), runs=3),
         wrong(3, "sends the server SIGTERM instead of closing its stdin", "LC-16",
               ("        self.process.stdin.close()\n        for stop in",
                "        self.process.terminate()\n        for stop in")),
@@ -251,7 +253,8 @@ WRONG: dict[str, list[Wrong]] = {
     sys.stdout.buffer.flush()''', '''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")'''),
               says=("its output came only when the kit closed its stdin",), exit=2),
         wrong(None, "ends its messages with no newline", "TR-02",
-              ('''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")''', '''    sys.stdout.buffer.write(line.encode("utf-8"))'''),
+              ('''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")''',
+               '''    sys.stdout.buffer.write(line.encode("utf-8"))'''),
               says=("bytes with no newline after them",), exit=2),
         wrong(None, "pretty-prints its answers", "TR-02",
               ('''    line = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)''',
@@ -526,10 +529,17 @@ def mutate(source: str, edits: tuple[tuple[str, str], ...]) -> str:
     return source
 
 
-RUNS = 2  # each wrong solution is graded this many times, at once, and must get the same grade each time
+# The grade each wrong solution got when the table was last recorded (signature() of test_course): a
+# grade that differs, in any run on any machine, fails. Record again after changing the table or
+# the kit on purpose: python -m tests.test_course_graders --record
+GRADES = Path(__file__).with_name("course_grades.json")
 
 
-def grade_copies(name: str, edits: tuple[tuple[str, str], ...], folder: Path, runs: int = RUNS) -> list[Any]:
+def recorded() -> dict[str, Any]:
+    return json.loads(GRADES.read_text(encoding="utf-8")) if GRADES.exists() else {}
+
+
+def grade_copies(name: str, edits: tuple[tuple[str, str], ...], folder: Path, runs: int = 1) -> list[Any]:
     """Grade the lab's solution with ``edits`` made, ``runs`` times at once (each copy in a folder of its own)."""
     lab = BY_NAME[name]
     source = mutate(lab.solution.read_text(encoding="utf-8"), edits)
@@ -541,14 +551,6 @@ def grade_copies(name: str, edits: tuple[tuple[str, str], ...], folder: Path, ru
         paths.append(path)
     with ThreadPoolExecutor(runs) as pool:
         return list(pool.map(lambda path: grade.run(lab, path, timeout=90), paths))
-
-
-def signature(outcome: Any) -> tuple[Any, ...]:
-    """A grade as a learner reads it, minus what may honestly vary (times waited): the exit status, each
-    case's status and the IDs of its findings, and the reason the kit could not run, if any."""
-    reason = re.sub(r"\d+(\.\d+)? s\b", "N s", (outcome.reason or "").replace(str(outcome.program), "PROGRAM"))
-    return (outcome.exit_code, reason, tuple((case["name"], case["status"], tuple(sorted({f["id"] for f in case["findings"]})))
-                                               for case in outcome.cases))
 
 
 def failing_ids(outcome: Any) -> set[str]:
@@ -628,19 +630,23 @@ ENTRIES = [(name, number) for name in sorted(WRONG) for number in range(len(WRON
 def test_a_wrong_solution_fails_on_its_todos_rule_the_same_way_every_time(name: str, number: int,
                                                                           tmp_path: Path) -> None:
     entry = WRONG[name][number]
-    outcomes = grade_copies(name, entry.edits, tmp_path)
+    outcomes = grade_copies(name, entry.edits, tmp_path, runs=entry.runs)
     problems = problems_of(entry, outcomes[0])
     assert not problems, f"TODO {entry.todo}, {entry.what}: " + "; ".join(problems) + "\n" + outcomes[0].output
-    grades = {signature(outcome) for outcome in outcomes}
-    assert len(grades) == 1, f"{entry.what}: {len(outcomes)} runs, {len(grades)} different grades:\n" + "\n".join(
-        outcome.output for outcome in outcomes)
+    grades = {json.dumps(signature(outcome)) for outcome in outcomes}
+    assert len(grades) == 1, f"{entry.what}: {len(outcomes)} runs at once, {len(grades)} different grades:\n" + \
+        "\n".join(outcome.output for outcome in outcomes)
+    assert signature(outcomes[0]) == recorded().get(name, {}).get(entry.what), (
+        f"{entry.what}: not the grade recorded in {GRADES.name} (if the change is meant, record again: python -m "
+        f"tests.test_course_graders --record)\n{outcomes[0].output}")
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_the_solution_gets_the_same_grade_every_time(name: str, tmp_path: Path) -> None:
-    outcomes = grade_copies(name, (), tmp_path, runs=3)
-    assert all(outcome.passed for outcome in outcomes), [outcome.output for outcome in outcomes]
-    assert len({signature(outcome) for outcome in outcomes}) == 1, [outcome.output for outcome in outcomes]
+def test_the_recorded_grades_are_those_of_the_table() -> None:
+    """Every row has its recorded grade, and nothing else is recorded (a row renamed or dropped)."""
+    rows = {name: {entry.what for entry in entries} for name, entries in WRONG.items()}
+    assert all(len(WRONG[name]) == len(rows[name]) for name in WRONG), "two rows of a lab share a description"
+    assert {name: set(grades) for name, grades in recorded().items()} == rows, \
+        "record again: python -m tests.test_course_graders --record"
 
 
 PASSING = [(name, number) for name in sorted(PASSES) for number in range(len(PASSES[name]))]
@@ -682,9 +688,27 @@ def test_a_lab_6_client_that_asks_nobody_fails_the_persons_check() -> None:
     assert "[a]pprove, [e]dit, or [r]eject?" not in done.stderr
 
 
+def record() -> None:
+    """Grade every row once, a few at a time, and write the grades to GRADES."""
+    import tempfile
+
+    jobs = [(name, entry) for name in sorted(WRONG) for entry in WRONG[name]]
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(3) as pool:
+        outcomes = list(pool.map(lambda job: grade_copies(job[0], job[1].edits, Path(scratch) / str(id(job[1])))[0],
+                                 jobs))
+    grades: dict[str, dict[str, Any]] = {}
+    for (name, entry), outcome in zip(jobs, outcomes, strict=True):
+        grades.setdefault(name, {})[entry.what] = signature(outcome)
+        print(f"{name}  TODO {entry.todo}  {entry.what}: {'; '.join(problems_of(entry, outcome)) or 'fails as it must'}")
+    GRADES.write_text(json.dumps(grades, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+
 if __name__ == "__main__":
     import tempfile
 
+    if sys.argv[1:] == ["--record"]:
+        record()
+        sys.exit(0)
     for lab_name in sys.argv[1:] or sorted(WRONG):
         for row in WRONG[lab_name]:
             with tempfile.TemporaryDirectory() as scratch:

@@ -25,8 +25,6 @@ import secrets
 import time
 from typing import Any
 
-import jsonschema
-
 from . import result_shapes, shapes
 from .helpers import FILLER, MAX_ITEMS, first_page, refused, settle, still_serving
 from .model import server_case
@@ -75,6 +73,8 @@ def schema_problems(schema: Any, path: str) -> tuple[list[str], list[str]]:
     required argument its properties do not describe."""
     if not isinstance(schema, dict):
         return [], []
+    import jsonschema  # here, not at the top: most runs of the kit never read a schema
+
     unusable: list[str] = []
     try:
         jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator).check_schema(schema)
@@ -198,6 +198,8 @@ def arguments_valid(schema: Any, arguments: Any) -> bool | None:
     """Do ``arguments`` meet ``schema``, by jsonschema? None when the schema itself is not valid."""
     if not isinstance(schema, dict):
         return None
+    import jsonschema
+
     try:
         validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
         validator.check_schema(schema)
