@@ -21,14 +21,23 @@ Not a spec section: the course's grader (course/README.md, "Grading").
    ``--json`` added so every case can be read back with its findings.
 4. For each case that fails, the grade shows what the kit sent, what came back, which rule that
    breaks (its ID, and the rule in one line), and where to read more: ``mcp-ref spec ID``, and
-   the TODO of your file that the README's steps tie to that case or ID.
-5. A lab passes when its command exits 0. Exit status: 0 when every lab graded passed.
+   the TODO of your file that the README's steps tie to that case or ID. When the kit could not
+   even start a session (exit status 2: no answer to ``initialize``), the grade shows why, and
+   the TODOs of the IDs that reason names.
+5. The same program gets the same grade on every machine and every run: the check runs with a
+   fixed environment (``graded_environment``): no ``PYTHON*`` variable of yours reaches it
+   (``PYTHONUNBUFFERED=1``, set by PyCharm and many container images, would flush a server's
+   output that the lab's own code must flush), a UTF-8 locale (``C.UTF-8``) with Python's standard
+   streams in strict UTF-8 (``PYTHONIOENCODING=utf-8:strict``, as in a desktop's UTF-8 locale),
+   and a fixed ``PYTHONHASHSEED``.
+6. A lab passes when its command exits 0. Exit status: 0 when every lab graded passed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import re
 import shlex
@@ -89,9 +98,12 @@ class Lab:
         """The program the README's commands run: the learner's copy, relative to the root."""
         return str(self.work().relative_to(ROOT))
 
-    def todos_for(self, case: str, req_id: str) -> list[int]:
-        """The TODOs a failing case points at: those whose step names the case, else its ID."""
-        named = [todo.number for todo in self.todos if case in todo.cases]
+    def todos_for(self, case: str, req_id: str, case_ids: tuple[str, ...] | list[str] = ()) -> list[int]:
+        """The TODOs a failing case points at: those whose step names the case, else its ID. A finding
+        on an ID that is neither the case's (``case_ids``) nor the step's (a framing slip seen by an
+        id case, say) goes by its ID alone."""
+        named = [todo.number for todo in self.todos if case in todo.cases
+                 and (not case_ids or req_id in case_ids or req_id in todo.ids)]
         return named or [todo.number for todo in self.todos if req_id in todo.ids]
 
 
@@ -134,6 +146,7 @@ class Outcome:
     exit_code: int
     output: str
     cases: list[dict[str, Any]]  # from the kit's --json report: name, ids, status, findings, notes...
+    reason: str | None = None  # why the kit could not run at all (exit status 2), from its --json report
 
     @property
     def passed(self) -> bool:
@@ -170,12 +183,25 @@ def argv_of(line: str, lab: Lab, program: Path) -> list[str]:
     return shlex.split(line.replace(VENV_BIN, bin_folder), comments=True)
 
 
+def graded_environment() -> dict[str, str]:
+    """The environment the check, and so the graded program, runs in: yours without any PYTHON*
+    variable (PYTHONUNBUFFERED, PYTHONIOENCODING, PYTHONUTF8... change how a program's output is
+    buffered and encoded, and a grade must not depend on them), in a UTF-8 locale, with strict
+    UTF-8 on the standard streams and a fixed hash seed (the order of a set of strings is then the
+    same in every run)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
+    # utf-8:strict, as in a desktop's UTF-8 locale: in the C locale Python would read stdin with
+    # surrogateescape, and a server that reads text would survive bytes that are not UTF-8 only here.
+    env.update({"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict", "PYTHONHASHSEED": "0"})
+    return env
+
+
 def start_server(argv: list[str], timeout: float) -> tuple[subprocess.Popen[str], str]:
     """Start the lab's server on a free port; return it and the URL it says it serves on."""
     if "--port" in argv:
         argv[argv.index("--port") + 1] = "0"
     process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
+                               stderr=subprocess.DEVNULL, text=True, env=graded_environment())
     lines: queue.Queue[str] = queue.Queue()
 
     def read() -> None:
@@ -216,12 +242,14 @@ def run(lab: Lab, program: Path, timeout: float = 120.0, verbose: bool = False) 
             if lab.server is not None:
                 server, url = start_server(argv_of(lab.server, lab, program), timeout=15.0)
                 argv[argv.index("--sse") + 1] = url
-            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                                  env=graded_environment())
         finally:
             if server is not None:
                 stop(server)
-        cases = json.loads(report.read_text(encoding="utf-8"))["cases"] if report.exists() else []
-    return Outcome(lab, program, done.returncode, done.stdout + done.stderr, cases)
+        written = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
+    return Outcome(lab, program, done.returncode, done.stdout + done.stderr, written.get("cases", []),
+                   written.get("reason"))
 
 
 # --- what a learner reads --------------------------------------------------------------------------
@@ -232,12 +260,18 @@ MAX_SHOWN = 6  # findings shown per case (-v shows them all)
 
 def feedback(outcome: Outcome) -> list[str]:
     """The lines that explain a failing lab: each failing case with what was sent and what came back,
-    then, once per rule it breaks, the rule in one line and where to read more."""
+    then, once per rule it breaks, the rule in one line and where to read more. When the kit could
+    not run at all, why, and the rules that reason names."""
     lab, program = outcome.lab, shown_path(outcome.program)
     lines = []
+    if outcome.reason is not None and not outcome.cases:
+        lines.append(f"  the kit could not start a session with your program: {outcome.reason}")
+        for req_id in dict.fromkeys(ID.findall(outcome.reason)):
+            lines += rule_lines(lab, program, None, req_id, summary_of(req_id))
+        return lines
     for case in outcome.failed:
         findings = [f for f in case["findings"] if f["level"] != "MAY"]
-        todos = sorted({n for f in findings for n in lab.todos_for(case["name"], f["id"])})
+        todos = sorted({n for f in findings for n in lab.todos_for(case["name"], f["id"], case["ids"])})
         lines.append(f"  {case['status']}  {case['name']}" + (f"  (TODO {', '.join(map(str, todos))})" if todos else ""))
         if case["status"] == "ERROR":
             lines.append(f"    the checker itself failed, not your program: {case['detail']}")
@@ -250,18 +284,60 @@ def feedback(outcome: Outcome) -> list[str]:
                     lines.append(f"      {label + ':':<5} {shorten(finding[label])}")
         if len(findings) > MAX_SHOWN:
             lines.append(f"    ... and {len(findings) - MAX_SHOWN} more of the same case (-v shows them)")
-        for req_id in dict.fromkeys(f["id"] for f in findings):
-            rule = next(f["rule"] for f in findings if f["id"] == req_id)
-            todo = lab.todos_for(case["name"], req_id)
-            lines.append(f"    rule {req_id}: {rule}")
-            lines.append(f"      read: {VENV_BIN}mcp-ref spec {req_id}"
-                         + (f", and TODO {', '.join(map(str, todo))} in {program}" if todo else ""))
+        for req_id, rule in dict.fromkeys((f["id"], f["rule"]) for f in findings):
+            lines += rule_lines(lab, program, case["name"], req_id, rule, case["ids"])
         for note in case.get("notes", []):
             lines.append(f"    note: {note}")
     return lines
 
 
+def rule_lines(lab: Lab, program: str, case: str | None, req_id: str, rule: str,
+               case_ids: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The rule a finding breaks, in one line, and where to read more: ``mcp-ref spec ID`` and the
+    TODO the README's steps tie to the case or the ID (``case`` None: a reason the kit could not
+    start, which names no case). When no TODO is about the ID, the code the starter gives does it."""
+    todo = pointed_todos(lab, case, req_id, case_ids)
+    if todo:
+        where = f", and TODO {', '.join(map(str, todo))} in {program}"
+    elif case is None and lab.todos_for("", req_id):  # several TODOs share the ID: the reason says which part
+        where = " (the reason above says what to look at)"
+    elif req_id in lab.ids:
+        where = f" (no TODO of this lab is about {req_id}: the code the starter gives does it, so compare yours with it)"
+    else:
+        where = ""
+    return [f"    rule {req_id}: {rule}", f"      read: {VENV_BIN}mcp-ref spec {req_id}{where}"]
+
+
+def pointed_todos(lab: Lab, case: str | None, req_id: str, case_ids: list[str] | tuple[str, ...] = ()) -> list[int]:
+    """The TODOs a grade points at for ``req_id``: those tied to the case (or to the ID); for a
+    reason that names no case, the one TODO whose step names the ID, if only one does."""
+    if case is not None:
+        return lab.todos_for(case, req_id, case_ids)
+    todos = lab.todos_for("", req_id)
+    return todos if len(todos) == 1 else []
+
+
+def summary_of(req_id: str) -> str:
+    """A requirement's one-line summary, from the index that comes with the kit."""
+    from mcp_ref.tooling import requirements
+
+    try:
+        return str(requirements.get(req_id).summary)
+    except (KeyError, LookupError, ValueError):
+        return "(not in the requirement index)"
+
+
+def unjudged(outcome: Outcome) -> list[str]:
+    """What the kit saw and noted without grading it (no 2024-11-05 rule binds your program there):
+    the notes of its informative cases that name a requirement, shown even when the lab passes."""
+    return [f"  note (not graded): {case['name']}: {note}" for case in outcome.cases
+            if case.get("level") == "INFO" for note in case.get("notes", []) if ID.match(note)]
+
+
 def shorten(text: str, limit: int = 400) -> str:
+    """A message as the grade shows it: cut at ``limit``, with Unicode's line breaks (legal inside
+    a JSON string, raw) escaped, so that one message stays on one line of the terminal."""
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
@@ -283,6 +359,8 @@ def report(outcome: Outcome, verbose: bool, flags: str = "") -> None:
         if not lines:  # no case to show: the check could not run (the reason is its last line)
             lines = ["  " + (outcome.output.strip().splitlines() or ["(no output)"])[-1]]
         print("\n".join(lines))
+    if unjudged(outcome):
+        print("\n".join(unjudged(outcome)))
     print(summary(outcome, f"{VENV_BIN}python course/grade.py {lab.number}{flags} -v"))
 
 

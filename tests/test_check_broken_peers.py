@@ -47,7 +47,7 @@ SERVER_BREAKS: dict[str, tuple[list[str], set[str]]] = {
     "answers-every-notification": (["messages"], {"MSG-01"}),  # judged once, by notifications-are-not-answered
     "int-ids": (["messages"], {"MSG-05"}),
     "result-and-error": (["messages", "CMP-04"], {"MSG-06", "CMP-04"}),  # the broken answer is a completion's
-    "string-error-code": (["messages", "PRM-07"], {"MSG-07", "PRM-07"}),  # ... and a prompt's
+    "string-error-code": (["messages", "PRM-07"], {"MSG-07"}),  # one mistake, one finding: PRM-07 notes it
     "reuse-request-id": (["messages"], {"MSG-04"}),
     "crash-on-unknown-cancel": (["cancellation"], {"CAN-14"}),
     "progress-after-response": (["progress"], {"PROG-15"}),

@@ -15,6 +15,7 @@ Run ``python -m tests.test_course_graders [LAB]`` to print each wrong solution's
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -24,24 +25,38 @@ from typing import Any
 
 import pytest
 
-from .test_course import BY_NAME, grade
+from .test_course import BY_NAME, grade, signature
 
 
 @dataclass(frozen=True)
 class Wrong:
     """A wrong solution: ``edits`` (old, new) applied to the reference solution, each ``old`` found once."""
 
-    todo: int
+    todo: int | None  # None: not a TODO's, the code the starter gives, rewritten the hasty way
     what: str  # what the learner did, in words
     edits: tuple[tuple[str, str], ...]
     fails_on: str  # the requirement ID its grade must name
-    says: tuple[str, ...] = ()  # what the grade's findings must say, each in some finding
+    says: tuple[str, ...] = ()  # what the grade's findings must say, each in some finding (or in the reason)
+    exit: int = 1  # 2: the kit could not even start a session; the grade shows why (its reason)
+    rule: str = ""  # what the rule line of the finding on ``fails_on`` must say (the rule the case judged)
+    alone: bool = False  # one mistake, one finding: no other case fails
+    runs: int = 1  # copies graded at once, which must get the same grade (a verdict that once raced: 3)
 
 
-def wrong(todo: int, what: str, fails_on: str, *edits: tuple[str, str], says: tuple[str, ...] = ()) -> Wrong:
-    return Wrong(todo, what, edits, fails_on, says)
+def wrong(todo: int | None, what: str, fails_on: str, *edits: tuple[str, str], says: tuple[str, ...] = (),
+          exit: int = 1, rule: str = "", alone: bool = False, runs: int = 1) -> Wrong:
+    return Wrong(todo, what, edits, fails_on, says, exit, rule, alone, runs)
 
 
+LAB1_CLOSE = '''        self.process.stdin.close()
+        for stop in (None, self.process.terminate, self.process.kill):
+            if stop is not None:
+                stop()
+            try:
+                self.process.wait(timeout=2)
+                return
+            except subprocess.TimeoutExpired:
+                continue'''
 LAB2_DECODE_THEN_PARSE = ('''        message = json.loads(line)
     except ValueError:  # not JSON, or not UTF-8 (UnicodeDecodeError is a ValueError)''',
                           '''        message = json.loads(line.decode("utf-8"))
@@ -89,13 +104,39 @@ WRONG: dict[str, list[Wrong]] = {
             return''', '''        return''')),
         wrong(2, "answers every request of the server with an empty result", "MSG-01",
               ('''        if incoming["method"] == "ping":''', '''        if True:''')),
+        wrong(2, "answers every request of the server with -32601, ping too", "PING-01",
+              ('''        if incoming["method"] == "ping":''', '''        if False:''')),
+        wrong(2, "answers with its error code as a string", "MSG-07",
+              ('''"error": {"code": -32601,''', '''"error": {"code": "-32601",''')),
+        wrong(2, "answers the server's requests with their ids turned into strings", "MSG-05",
+              ('''            self.send({"jsonrpc": "2.0", "id": incoming["id"], "result": {}})  # PING-01
+        else:
+            self.send({"jsonrpc": "2.0", "id": incoming["id"],''',
+               '''            self.send({"jsonrpc": "2.0", "id": str(incoming["id"]), "result": {}})  # PING-01
+        else:
+            self.send({"jsonrpc": "2.0", "id": str(incoming["id"]),''')),
+        wrong(1, "sends notifications/initialized as a request, with an id", "MSG-08",
+              ('        server.notify("notifications/initialized")  # LC-08',
+               '        server.request("notifications/initialized")')),
+        wrong(1, "sends notifications/initialized before the initialize result", "LC-01",
+              ('''        reply = server.request("initialize", {''', '''        server.notify("notifications/initialized")
+        reply = server.request("initialize", {'''), ('        server.notify("notifications/initialized")  # LC-08', "")),
         wrong(2, "answers a ping under a new id of its own", "PING-01",
               ('''            self.send({"jsonrpc": "2.0", "id": incoming["id"], "result": {}})  # PING-01''',
                '''            self.send({"jsonrpc": "2.0", "id": self.next_id, "result": {}})''')),
-        wrong(3, "kills the server without closing its stdin", "LC-16",
+        wrong(3, "kills the server without closing its stdin", "LC-17",
               ('''        self.process.stdin.close()
         for stop in''', '''        self.process.kill()
-        for stop in''')),
+        for stop in'''), says=("the client killed the server (SIGKILL) before it could exit by itself",), runs=3),
+        wrong(3, "closes the server's stdin, then kills it at once", "LC-17",
+              (LAB1_CLOSE, '''        self.process.stdin.close()
+        self.process.kill()
+        self.process.wait(timeout=2)'''), runs=3,
+              says=("the client killed the server (SIGKILL) before it could exit by itself",)),
+        wrong(3, "closes the server's stdin, then sends it SIGTERM at once", "LC-17",
+              (LAB1_CLOSE, '''        self.process.stdin.close()
+        self.process.terminate()
+        self.process.wait(timeout=2)'''), says=("then sent it SIGTERM before the server had time to exit",), runs=3),
         wrong(3, "sends the server SIGTERM instead of closing its stdin", "LC-16",
               ("        self.process.stdin.close()\n        for stop in",
                "        self.process.terminate()\n        for stop in")),
@@ -148,6 +189,83 @@ WRONG: dict[str, list[Wrong]] = {
         wrong(5, "answers an unknown method with -32603", "MSG-01",
               ('''        return error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")''',
                '''        return error(request_id, INTERNAL_ERROR, "Internal error")''')),
+        wrong(5, "answers an unknown method with id null", "MSG-01",
+              ('''        return error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")''',
+               '''        return error(None, METHOD_NOT_FOUND, f"Method not found: {method}")'''),
+              says=("an answer with id null",)),
+        wrong(2, "takes a blank line for the end of its input", "MSG-01",
+              ('''        if not line.strip():
+            continue''', '''        if not line.strip():
+            break'''), says=("after a blank line, the server no longer answers ping: it exited",)),
+        wrong(2, "refuses a valid line that ends in spaces or \\r\\n, with a hasty check for cut-off lines", "MSG-01",
+              ('''    try:
+        message = json.loads(line)''', '''    text = line.decode("utf-8", "replace").rstrip("\\n")
+    if text.startswith("{") and not text.endswith("}"):  # a message cut off in the middle
+        return error(None, PARSE_ERROR, "Parse error: the line is cut off")
+    try:
+        message = json.loads(line)'''), says=("a ping with spaces and a tab after it got error -32700",
+                                                  "a ping ending in a Windows line end (\\r\\n) got error -32700")),
+        wrong(2, "answers -32700 without an id member", "MSG-01",
+              ('''        return error(None, PARSE_ERROR, "Parse error: the line is not JSON")''',
+               '''        return {"jsonrpc": "2.0", "error": {"code": PARSE_ERROR, "message": "Parse error"}}'''),
+              says=("got an error with no id member",)),
+        wrong(2, "reads its input as text, and dies on bytes that are not UTF-8", "MSG-01",
+              ("    for line in sys.stdin.buffer:", "    for line in sys.stdin:"),
+              says=("after bytes that are not UTF-8, the server no longer answers ping: it exited with status 1",)),
+        wrong(None, "splits its input with str.splitlines()", "TR-02",
+              ('''    for line in sys.stdin.buffer:  # splits on b"\\n" only; ends when stdin closes
+        if not line.strip():
+            continue
+        reply = handle_line(line)
+        if reply is not None:
+            write(reply)''', '''    for chunk in iter(lambda: os.read(0, 65536), b""):  # whatever has arrived
+        for text in chunk.decode("utf-8", "replace").splitlines():
+            if text.strip():
+                reply = handle_line(text.encode("utf-8"))
+                if reply is not None:
+                    write(reply)'''), ("import json\n", "import json\nimport os\n"),
+              says=("str.splitlines()",)),
+        wrong(3, 'accepts "jsonrpc": "2.1"', "MSG-01",
+              ('''    if message.get("jsonrpc") != "2.0":''', '''    if not str(message.get("jsonrpc", "")).startswith("2"):'''),
+              says=('a request with "jsonrpc": "2.1" got a result',)),
+        wrong(3, "answers an invalid envelope with id null, though its id could be read", "MSG-01",
+              ('''        return error(exc.request_id, INVALID_REQUEST, f"Invalid Request: {exc}")''',
+               '''        return error(None, INVALID_REQUEST, f"Invalid Request: {exc}")'''),
+              says=("got its error with id null, though the message's id",)),
+        wrong(3, "takes id 0 for no id (tests the id for truth)", "MSG-02",
+              ('''        if "id" not in message:
+            return "notification"''', '''        if not message.get("id"):
+            return "notification"'''), says=("0 is a valid request id",), exit=2),
+        wrong(3, "answers id 0 with id null (request_id or None)", "MSG-05",
+              ('''    request_id, method = message["id"], message["method"]''',
+               '''    request_id, method = message["id"] or None, message["method"]'''),
+              says=("an answer with id null",), exit=2),
+        wrong(4, "answers a notification whose method lacks the notifications/ prefix", "MSG-01",
+              ('''    if kind != "request":
+        return None  # notifications and responses are never answered (MSG-08)
+    request_id, method = message["id"], message["method"]''', '''    if kind == "response" or (kind == "notification"
+                              and message["method"].startswith("notifications/")):  # a notification?
+        return None
+    request_id, method = message.get("id"), message["method"]'''),
+              says=("answered a notification whose method has no notifications/ prefix",)),
+        wrong(None, "never flushes what it writes", "MSG-01",
+              ('''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")
+    sys.stdout.buffer.flush()''', '''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")'''),
+              says=("its output came only when the kit closed its stdin",), exit=2),
+        wrong(None, "ends its messages with no newline", "TR-02",
+              ('''    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")''',
+               '''    sys.stdout.buffer.write(line.encode("utf-8"))'''),
+              says=("bytes with no newline after them",), exit=2),
+        wrong(None, "pretty-prints its answers", "TR-02",
+              ('''    line = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)''',
+               '''    line = json.dumps(message, indent=2, ensure_ascii=False, allow_nan=False)'''),
+              says=("pretty-printed JSON, it seems",), exit=2),
+        wrong(None, "sends its error codes as strings", "MSG-07",
+              ('''"error": {"code": code, "message": message}}''', '''"error": {"code": str(code), "message": message}}'''),
+              says=("(a string: error codes are integers, MSG-07), not an integer",), alone=True),
+        wrong(None, "sends its errors without a message", "MSG-07",
+              ('''"error": {"code": code, "message": message}}''', '''"error": {"code": code}}'''),
+              says=("an error has no message",), rule="holds an integer code (MSG-07) and a string message"),
         wrong(5, "answers an unknown method with -32602", "MSG-01",
               ('''        return error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")''',
                '''        return error(request_id, INVALID_PARAMS, f"Invalid params: {method}")''')),
@@ -159,6 +277,29 @@ WRONG: dict[str, list[Wrong]] = {
               ('''    return proposed if proposed in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]''',
                '''    return proposed if re.fullmatch(r"\\d{4}-\\d{2}-\\d{2}", proposed) else SUPPORTED_VERSIONS[0]'''),
               ("import json\n", "import json\nimport re\n")),
+        wrong(1, "accepts any version newer than its own", "LC-12",
+              ('''    return proposed if proposed in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]''',
+               '''    return proposed if proposed >= SUPPORTED_VERSIONS[0] else SUPPORTED_VERSIONS[0]'''),
+              says=("proposed 2999-12-31, the server answered \"2999-12-31\"",)),
+        wrong(1, "refuses a version it does not speak with -32600", "LC-12",
+              ('''    return proposed if proposed in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]''',
+               '''    if proposed not in SUPPORTED_VERSIONS:
+        raise JsonRpcError(INVALID_REQUEST, f"Invalid Request: we do not speak {proposed}")
+    return proposed'''), says=("was refused with -32600",)),
+        wrong(2, "puts the version beside serverInfo, not in it", "LC-07",
+              ('''"serverInfo": {"name": "lab03-server", "version": "1.0"},''',
+               '''"serverInfo": {"name": "lab03-server"}, "version": "1.0",''')),
+        wrong(3, "refuses every request until notifications/initialized, ping too", "PING-01",
+              ('''    if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:''',
+               '''    if connection["phase"] == AWAITING_INITIALIZED and method != "initialize":
+        raise JsonRpcError(INVALID_REQUEST, "Invalid Request: send notifications/initialized first")
+    if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:''')),
+        wrong(3, "refuses a request that comes before initialize with id null", "MSG-01",
+              ('''        gate(method)
+''', '''        if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:
+            return error(None, INVALID_REQUEST, "Invalid Request: send initialize first")
+        gate(method)
+'''), says=("an answer with id null",)),
         wrong(2, "leaves the version out of serverInfo", "LC-07",
               ('''"serverInfo": {"name": "lab03-server", "version": "1.0"}''', '''"serverInfo": {"name": "lab03-server"}''')),
         wrong(2, "gives the version as a number", "LC-07",
@@ -197,6 +338,49 @@ WRONG: dict[str, list[Wrong]] = {
               ('''        if "type" in rule and not fits(value, rule["type"]):
             return f"argument {name!r} must be of type {rule['type']}"
 ''', "")),
+        wrong(4, "returns a tool's failure without isError", "TOOL-17",
+              ('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
+               '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}]}'''),
+              says=("reads like a failure report",)),
+        wrong(4, 'sets isError to the string "true"', "TOOL-05",
+              ('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
+               '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": "true"}'''),
+              says=("result.isError is string, not boolean",), rule="isError, when present, is a boolean"),
+        wrong(4, "answers a tool's failure with -32602", "TOOL-17",
+              ('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
+               '''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} failed: {exc}")'''),
+              says=("though its arguments meet its inputSchema",)),
+        wrong(2, "answers an unknown tool with -32601", "TOOL-18",
+              ('''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: unknown tool {name!r}")''',
+               '''        raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {name}")'''),
+              says=("answered -32601 (Method not found)",)),
+        wrong(2, 'refuses a call without "arguments", which 2024-11-05 makes optional', "TOOL-08",
+              ('''    arguments = params.get("arguments", {})''', '''    arguments = params.get("arguments")'''),
+              says=('when called without the "arguments" member',)),
+        wrong(1, 'gives an argument the type "str"', "TOOL-05",
+              ('''{"name": {"type": "string", "description": "the note's name, e.g. shopping"}}''',
+               '''{"name": {"type": "str", "description": "the note's name, e.g. shopping"}}'''),
+              says=("is not valid JSON Schema",), rule="a JSON Schema of type"),
+        wrong(1, "requires an argument its properties do not describe", "TOOL-05",
+              ('''        "required": ["name"],''', '''        "required": ["note"],'''),
+              says=("no arguments can ever meet this schema",)),
+        wrong(1, "gives required as a string, not an array", "TOOL-05",
+              ('''        "required": ["name"],''', '''        "required": "name",'''),
+              says=("required is string, not array",)),
+        wrong(3, "ignores minimum and maximum", "TOOL-08",
+              ('''        if "minimum" in rule and value < rule["minimum"]:
+            return f"argument {name!r} must be at least {rule['minimum']}"
+        if "maximum" in rule and value > rule["maximum"]:
+            return f"argument {name!r} must be at most {rule['maximum']}"
+''', ""), says=("below its minimum",)),
+        wrong(3, "drops arguments the schema does not know, instead of refusing them", "TOOL-08",
+              ('''        if name not in properties:
+            if schema.get("additionalProperties") is False:
+                return f"unexpected argument {name!r}"
+            continue''', '''        if name not in properties:
+            continue'''), ('''        text = run(**arguments)''', '''        known = schema.get("properties", {})
+        text = run(**{k: v for k, v in arguments.items() if k in known})'''),
+              says=("with an argument its schema does not allow",)),
         wrong(4, "lets an exception in a tool become -32603", "TOOL-17",
               ('''    try:
         text = run(**arguments)
@@ -278,6 +462,65 @@ NO_GATE = ('''    if connection["phase"] == AWAITING_INITIALIZE and method not i
            "")
 
 
+@dataclass(frozen=True)
+class Passes:
+    """A wrong solution no 2024-11-05 rule lets the kit fail, kept to show what the learner sees
+    instead (``shows``: in the grade, or in the notes of ``grade.py N -v``; empty: nothing at all)."""
+
+    what: str
+    edits: tuple[tuple[str, str], ...]
+    why: str
+    shows: str = ""
+
+
+# Wrong solutions the kit passes, each with the reason no rule fails it and what the learner sees.
+PASSES: dict[str, list[Passes]] = {
+    "lab03-lifecycle": [
+        Passes("never exits when its stdin closes (it takes end of input for 'no data yet' and polls)",
+               (('''def main():
+    for line in sys.stdin.buffer:
+        if line.strip():''', '''def main():
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:  # nothing to read yet: wait for more
+            time.sleep(0.1)
+            continue
+        if line.strip():'''), ("import json\n", "import json\nimport time\n")),
+               "LC-16 and LC-17 bind the client (close stdin, wait, then signal): no 2024-11-05 rule makes the "
+               "server exit, so transports.exits-when-stdin-closes is informative",
+               "note (not graded): transports.exits-when-stdin-closes: LC-16: the server was still running"),
+    ],
+    "lab04-tools": [
+        Passes("takes true for an integer (fits() rewritten without its bool test)",
+               (('''    if isinstance(value, bool):
+        return json_type == "boolean"
+    return isinstance(value, JSON_TYPES[json_type])''', '''    return isinstance(value, JSON_TYPES[json_type])'''),),
+               "lenient validation is still validation: the official Python SDK (pydantic's lax mode) takes true "
+               "for 1 too, so the kit notes it (TOOL-08 asks that inputs be validated, not how strictly)",
+               "took true for a, b"),
+        Passes("refuses invalid arguments with an isError result, not -32602",
+               (('''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")''',
+                 '''        return {"content": [{"type": "text", "text": f"{name}: {problem}"}], "isError": True}'''),),
+               "the tools page lists invalid arguments among protocol errors but invalid input data among tool "
+               "errors, and no keyword binds either; the official Python SDK answers isError: the kit accepts both",
+               "refused with an isError result, not an error response"),
+        Passes("checks no required argument (the tool then fails on the missing one, with isError)",
+               (('''    for name in schema.get("required", []):
+        if name not in arguments:
+            return f"missing required argument {name!r}"
+''', ""),),
+               "the call is still refused, by the tool's own failure (an isError result), which the kit cannot tell "
+               "from a refusal with isError (as above)",
+               "refused with an isError result, not an error response"),
+        Passes("returns a tool's failure as its bare message, without isError",
+               (('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
+                 '''        return {"content": [{"type": "text", "text": str(exc)}]}'''),),
+               "a result without isError claims a success (TOOL-19), and \"there is no note called ...\" does not "
+               "open as a failure report does: the kit cannot tell it from a tool that answers that sentence"),
+    ],
+}
+
+
 def mutate(source: str, edits: tuple[tuple[str, str], ...]) -> str:
     """The solution with ``edits`` made; each edited text must be in it exactly once."""
     for old, new in edits:
@@ -286,29 +529,73 @@ def mutate(source: str, edits: tuple[tuple[str, str], ...]) -> str:
     return source
 
 
-def grade_all(name: str, folder: Path) -> list[tuple[Wrong, Any]]:
-    """Grade every wrong solution of a lab, a few at a time (each in a folder of its own)."""
+# The grade each wrong solution got when the table was last recorded (signature() of test_course): a
+# grade that differs, in any run on any machine, fails. Record again after changing the table or
+# the kit on purpose: python -m tests.test_course_graders --record
+GRADES = Path(__file__).with_name("course_grades.json")
+
+
+def recorded() -> dict[str, Any]:
+    return json.loads(GRADES.read_text(encoding="utf-8")) if GRADES.exists() else {}
+
+
+def grade_copies(name: str, edits: tuple[tuple[str, str], ...], folder: Path, runs: int = 1) -> list[Any]:
+    """Grade the lab's solution with ``edits`` made, ``runs`` times at once (each copy in a folder of its own)."""
     lab = BY_NAME[name]
-    source = lab.solution.read_text(encoding="utf-8")
-    jobs = []
-    for number, entry in enumerate(WRONG[name]):
-        path = folder / f"wrong{number}" / "starter.py"
+    source = mutate(lab.solution.read_text(encoding="utf-8"), edits)
+    paths = []
+    for number in range(runs):
+        path = folder / f"copy{number}" / "starter.py"
         path.parent.mkdir(parents=True)
-        path.write_text(mutate(source, entry.edits), encoding="utf-8")
-        jobs.append((entry, path))
-    with ThreadPoolExecutor(3) as pool:
-        outcomes = list(pool.map(lambda job: grade.run(lab, job[1], timeout=90), jobs))
-    return [(entry, outcome) for (entry, _), outcome in zip(jobs, outcomes, strict=True)]
+        path.write_text(source, encoding="utf-8")
+        paths.append(path)
+    with ThreadPoolExecutor(runs) as pool:
+        return list(pool.map(lambda path: grade.run(lab, path, timeout=90), paths))
 
 
 def failing_ids(outcome: Any) -> set[str]:
+    """The requirement IDs a failing grade names: its failing cases' findings, or its reason (exit status 2)."""
+    if outcome.reason is not None and not outcome.cases:
+        return set(grade.ID.findall(outcome.reason))
     return {finding["id"] for case in outcome.failed for finding in case["findings"]}
 
 
 def todos_pointed_at(outcome: Any, req_id: str) -> set[int]:
+    """The TODOs the grade points at for ``req_id`` (grade.feedback's "read: ..." lines)."""
     lab = outcome.lab
+    if outcome.reason is not None and not outcome.cases:
+        return set(grade.pointed_todos(lab, None, req_id))
     return {n for case in outcome.failed for f in case["findings"] if f["id"] == req_id
-            for n in lab.todos_for(case["name"], req_id)}
+            for n in grade.pointed_todos(lab, case["name"], req_id, case["ids"])}
+
+
+def said(outcome: Any) -> list[str]:
+    """Every message of the grade's failing findings, with what came back, and its reason."""
+    return [f["message"] + " " + (f.get("got") or "") for case in outcome.failed for f in case["findings"]] + [
+        outcome.reason or ""]
+
+
+def problems_of(entry: Wrong, outcome: Any) -> list[str]:
+    """What is wrong with the grade of a wrong solution (nothing, when it fails as it must, and says why)."""
+    if outcome.exit_code != entry.exit:
+        return [f"exit status {outcome.exit_code}, not {entry.exit}"]
+    if entry.fails_on not in failing_ids(outcome):
+        return [f"failed on {sorted(failing_ids(outcome))}, not {entry.fails_on}"]
+    out = [f"the grade does not say {text!r}" for text in entry.says if not any(text in m for m in said(outcome))]
+    pointed = todos_pointed_at(outcome, entry.fails_on)
+    if entry.todo is not None and entry.todo not in pointed:
+        out.append(f"the grade points at TODO {sorted(pointed)}, not {entry.todo}")
+    if entry.todo is None and pointed:
+        out.append(f"the grade points at TODO {sorted(pointed)}, though no TODO is about this")
+    rules = [f["rule"] for case in outcome.failed for f in case["findings"] if f["id"] == entry.fails_on]
+    if entry.rule and not any(entry.rule in rule for rule in rules):
+        out.append(f"no rule line says {entry.rule!r}: {rules}")
+    if entry.alone and len(outcome.failed) != 1:
+        out.append(f"{len(outcome.failed)} cases fail, not one: {[case['name'] for case in outcome.failed]}")
+    feedback = "\n".join(grade.feedback(outcome))
+    if f"rule {entry.fails_on}: " not in feedback:
+        out.append(f"the feedback has no rule line for {entry.fails_on}")
+    return out
 
 
 def test_every_lab_has_a_table_and_every_todo_a_row() -> None:
@@ -320,8 +607,11 @@ def test_every_lab_has_a_table_and_every_todo_a_row() -> None:
         for todo in todos:
             assert f"TODO {todo} " in starter, f"{name}: the README names TODO {todo}, which the starter lacks"
         covered = {entry.todo for entry in WRONG[name]} | set(NOT_GRADED.get(name, {}))
-        assert covered == todos, f"{name}: TODOs {sorted(todos - covered)} have no wrong solution and no reason"
+        assert covered - {None} == todos, f"{name}: TODOs {sorted(todos - covered)} have no wrong solution and no reason"
         for entry in WRONG[name]:
+            if entry.todo is None:  # the code the starter gives: its ID is one the lab names
+                assert entry.fails_on in lab.ids, f"{name}: {entry.what}: {entry.fails_on} is not one of the lab's IDs"
+                continue
             step = next(todo for todo in lab.todos if todo.number == entry.todo)
             assert entry.fails_on in step.ids or any(
                 entry.fails_on in case.ids for case in _cases(step.cases)), f"{name}: {entry.what}: {entry.fails_on}"
@@ -333,22 +623,43 @@ def _cases(names: list[str]) -> list[Any]:
     return [case for case in all_server_cases() + all_client_cases() if case.name in names]
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_every_wrong_solution_fails_on_its_todos_rule(name: str, tmp_path: Path) -> None:
-    problems = []
-    for entry, outcome in grade_all(name, tmp_path):
-        if outcome.exit_code != 1:
-            problems.append(f"TODO {entry.todo}, {entry.what}: exit status {outcome.exit_code}, not 1\n{outcome.output}")
-        elif entry.fails_on not in failing_ids(outcome):
-            problems.append(f"TODO {entry.todo}, {entry.what}: failed on {sorted(failing_ids(outcome))}, not "
-                            f"{entry.fails_on}\n{outcome.output}")
-        elif missing := [text for text in entry.says if not any(text in finding["message"] for case in outcome.failed
-                                                                for finding in case["findings"])]:
-            problems.append(f"TODO {entry.todo}, {entry.what}: the grade does not say {missing}\n{outcome.output}")
-        elif entry.todo not in todos_pointed_at(outcome, entry.fails_on):
-            problems.append(f"TODO {entry.todo}, {entry.what}: the grade points at TODO "
-                            f"{sorted(todos_pointed_at(outcome, entry.fails_on))}")
-    assert not problems, "\n\n".join(problems)
+ENTRIES = [(name, number) for name in sorted(WRONG) for number in range(len(WRONG[name]))]
+
+
+@pytest.mark.parametrize("name, number", ENTRIES, ids=[f"{name[:5]}-{WRONG[name][n].what}" for name, n in ENTRIES])
+def test_a_wrong_solution_fails_on_its_todos_rule_the_same_way_every_time(name: str, number: int,
+                                                                          tmp_path: Path) -> None:
+    entry = WRONG[name][number]
+    outcomes = grade_copies(name, entry.edits, tmp_path, runs=entry.runs)
+    problems = problems_of(entry, outcomes[0])
+    assert not problems, f"TODO {entry.todo}, {entry.what}: " + "; ".join(problems) + "\n" + outcomes[0].output
+    grades = {json.dumps(signature(outcome)) for outcome in outcomes}
+    assert len(grades) == 1, f"{entry.what}: {len(outcomes)} runs at once, {len(grades)} different grades:\n" + \
+        "\n".join(outcome.output for outcome in outcomes)
+    assert signature(outcomes[0]) == recorded().get(name, {}).get(entry.what), (
+        f"{entry.what}: not the grade recorded in {GRADES.name} (if the change is meant, record again: python -m "
+        f"tests.test_course_graders --record)\n{outcomes[0].output}")
+
+
+def test_the_recorded_grades_are_those_of_the_table() -> None:
+    """Every row has its recorded grade, and nothing else is recorded (a row renamed or dropped)."""
+    rows = {name: {entry.what for entry in entries} for name, entries in WRONG.items()}
+    assert all(len(WRONG[name]) == len(rows[name]) for name in WRONG), "two rows of a lab share a description"
+    assert {name: set(grades) for name, grades in recorded().items()} == rows, \
+        "record again: python -m tests.test_course_graders --record"
+
+
+PASSING = [(name, number) for name in sorted(PASSES) for number in range(len(PASSES[name]))]
+
+
+@pytest.mark.parametrize("name, number", PASSING, ids=[f"{name[:5]}-{PASSES[name][n].what}" for name, n in PASSING])
+def test_a_mistake_no_rule_fails_passes_and_the_learner_sees_what_the_kit_noted(name: str, number: int,
+                                                                                  tmp_path: Path) -> None:
+    entry = PASSES[name][number]
+    outcome = grade_copies(name, entry.edits, tmp_path, runs=1)[0]
+    assert outcome.passed, f"{entry.what} fails now: move it to WRONG\n{outcome.output}"
+    shown = "\n".join(grade.unjudged(outcome) + [note for case in outcome.cases for note in case.get("notes", [])])
+    assert entry.shows in shown, f"{entry.what}: the grade does not show {entry.shows!r}:\n{shown}"
 
 
 def test_a_lab_3_server_with_no_gate_passes_but_is_noted(tmp_path: Path) -> None:
@@ -377,12 +688,31 @@ def test_a_lab_6_client_that_asks_nobody_fails_the_persons_check() -> None:
     assert "[a]pprove, [e]dit, or [r]eject?" not in done.stderr
 
 
+def record() -> None:
+    """Grade every row once, a few at a time, and write the grades to GRADES."""
+    import tempfile
+
+    jobs = [(name, entry) for name in sorted(WRONG) for entry in WRONG[name]]
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(3) as pool:
+        outcomes = list(pool.map(lambda job: grade_copies(job[0], job[1].edits, Path(scratch) / str(id(job[1])))[0],
+                                 jobs))
+    grades: dict[str, dict[str, Any]] = {}
+    for (name, entry), outcome in zip(jobs, outcomes, strict=True):
+        grades.setdefault(name, {})[entry.what] = signature(outcome)
+        print(f"{name}  TODO {entry.todo}  {entry.what}: {'; '.join(problems_of(entry, outcome)) or 'fails as it must'}")
+    GRADES.write_text(json.dumps(grades, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+
 if __name__ == "__main__":
     import tempfile
 
+    if sys.argv[1:] == ["--record"]:
+        record()
+        sys.exit(0)
     for lab_name in sys.argv[1:] or sorted(WRONG):
-        with tempfile.TemporaryDirectory() as scratch:
-            for row, graded in grade_all(lab_name, Path(scratch)):
-                print(f"{lab_name}  TODO {row.todo}  {row.what}: exit {graded.exit_code}, fails on "
-                      f"{sorted(failing_ids(graded))} (expected {row.fails_on}), points at TODO "
-                      f"{sorted(todos_pointed_at(graded, row.fails_on))}")
+        for row in WRONG[lab_name]:
+            with tempfile.TemporaryDirectory() as scratch:
+                graded = grade_copies(lab_name, row.edits, Path(scratch), runs=1)[0]
+            print(f"{lab_name}  TODO {row.todo}  {row.what}: exit {graded.exit_code}, fails on "
+                  f"{sorted(failing_ids(graded))} (expected {row.fails_on}), points at TODO "
+                  f"{sorted(todos_pointed_at(graded, row.fails_on))}; {'; '.join(problems_of(row, graded)) or 'as it must'}")

@@ -80,8 +80,8 @@ class Connection:
 
     def close(self):
         """Stop the server."""
-        # TODO 3 (LC-16): be polite: close the server's stdin first and wait a little (it
-        #   should exit by itself); only then terminate(), and kill() last (LC-17, LC-18).
+        # TODO 3 (LC-16, LC-17, LC-18): be polite: close the server's stdin first and wait a
+        #   little (it should exit by itself); only then terminate(), and kill() last.
         self.process.kill()
         self.process.wait(timeout=2)
 
@@ -100,8 +100,8 @@ def main():
             raise SystemExit(f"initialize failed: {reply['error']}")
         if reply["result"].get("protocolVersion") != PROTOCOL_VERSION:  # LC-26
             raise SystemExit(f"the server speaks {reply['result'].get('protocolVersion')!r}; we speak {PROTOCOL_VERSION}")
-        # TODO 1 (LC-08): tell the server we are ready: send the notification
-        #   notifications/initialized before any other request.
+        # TODO 1 (LC-08, LC-01, MSG-08): tell the server we are ready: send the notification
+        #   notifications/initialized (no id: a notification) before any other request.
 
         tools = server.request("tools/list")
         names = [tool["name"] for tool in tools.get("result", {}).get("tools", [])]

@@ -60,18 +60,21 @@ METHODS = {"initialize": initialize, "ping": ping}
 
 def handle_line(line):
     """The answer to one line, or None when nothing is to be sent back."""
-    # TODO 2 (MSG-01): a line that is not JSON must be answered with error -32700 and "id": null.
-    #   Today json.loads raises, and main()'s safety net answers -32603: the wrong code.
+    # TODO 2 (MSG-01): a line that is not JSON (bytes that are not UTF-8 included) must be
+    #   answered with error -32700 and "id": null. Today json.loads raises, and main()'s safety
+    #   net answers -32603: the wrong code. (JSON with whitespace around it is fine JSON.)
     message = json.loads(line)
 
-    # TODO 3 (MSG-01): check the envelope before trusting it. Valid JSON that is not a JSON-RPC 2.0
-    #   message (not an object, "jsonrpc" missing or not "2.0", no "method" and no result/error,
-    #   a method that is not a string, params that are not an object, an id that is neither a
-    #   string nor an integer) is answered -32600, with the message's id if you can read one,
-    #   else null. Careful: True is an int in Python, but not an id in JSON.
+    # TODO 3 (MSG-01, MSG-02, MSG-05): check the envelope before trusting it. Valid JSON that is
+    #   not a JSON-RPC 2.0 message (not an object, "jsonrpc" missing or not exactly "2.0", no
+    #   "method" and no result/error, a method that is not a string, params that are not an
+    #   object, an id that is neither a string nor an integer) is answered -32600, with the
+    #   message's id if you can read one, else null. Careful: True is an int in Python, but not
+    #   an id in JSON; and 0 is an id like any other.
 
-    # TODO 4 (MSG-01, MSG-08): a notification (a method and no "id") is never answered, and
-    #   neither is a response (an "id" with "result" or "error"). Return None for both.
+    # TODO 4 (MSG-01, MSG-08): a notification (a method and no "id", whatever the method's
+    #   name) is never answered, and neither is a response (an "id" with "result" or "error").
+    #   Return None for both.
 
     request_id = message.get("id")
     try:

@@ -110,7 +110,7 @@ def initialize(params):
         "protocolVersion": connection["protocolVersion"],
         "capabilities": {"tools": {}},  # LC-02: what we really have, nothing more
         "serverInfo": {"name": "lab04-server", "version": "1.0"},  # LC-03, LC-07
-        "instructions": "A course server with three small tools.",
+        "instructions": "A course server with four small tools.",
     }
 
 
@@ -138,6 +138,10 @@ def shout(text, times=1):
     return " ".join([text.upper()] * times)
 
 
+def list_notes():
+    return ", ".join(sorted(NOTES))
+
+
 # name -> (description, inputSchema, the function that runs it)
 TOOLS = {
     "add": ("Add two integers.", {
@@ -155,6 +159,11 @@ TOOLS = {
         "required": ["text"],
         "additionalProperties": False,
     }, shout),
+    "list_notes": ("The names of the server's notes.", {  # no argument at all: "arguments" may be left out
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }, list_notes),
 }
 
 JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}
@@ -183,8 +192,8 @@ def tools_list(params):
 def tools_call(params):
     # TODO 2 (TOOL-08, TOOL-18): a request that is wrong in itself is a protocol error, not a
     #   failed tool: a missing or non-string "name", a tool we do not have, "arguments" that are
-    #   not an object. Answer each with raise JsonRpcError(INVALID_PARAMS, "..."), before
-    #   anything runs.
+    #   not an object (left out, they are no arguments: {}). Answer each with
+    #   raise JsonRpcError(INVALID_PARAMS, "..."), before anything runs.
     # TODO 3 (TOOL-08): then check the arguments against the tool's inputSchema (schema_problem
     #   above) and answer -32602 naming the problem.
     # TODO 4 (TOOL-17): what is left, a failure while the tool runs, is a result with

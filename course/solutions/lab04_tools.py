@@ -123,7 +123,7 @@ def initialize(params):
         "protocolVersion": connection["protocolVersion"],
         "capabilities": {"tools": {}},  # LC-02: what we really have, nothing more
         "serverInfo": {"name": "lab04-server", "version": "1.0"},  # LC-03, LC-07
-        "instructions": "A course server with three small tools.",
+        "instructions": "A course server with four small tools.",
     }
 
 
@@ -151,6 +151,10 @@ def shout(text, times=1):
     return " ".join([text.upper()] * times)
 
 
+def list_notes():
+    return ", ".join(sorted(NOTES))
+
+
 # name -> (description, inputSchema, the function that runs it)
 TOOLS = {
     "add": ("Add two integers.", {
@@ -171,6 +175,11 @@ TOOLS = {
         "required": ["text"],
         "additionalProperties": False,
     }, shout),
+    "list_notes": ("The names of the server's notes.", {  # no argument at all: "arguments" may be left out
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }, list_notes),
 }
 
 JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}

@@ -5,8 +5,9 @@ over stdio or HTTP with SSE, the way h2spec judges HTTP/2 servers.
 
 1. ``mcp-ref check server`` connects to a server as a client (wire.py, stdio_wire.py and
    sse_wire.py record every byte; peer.py speaks the client's side) and runs the server cases,
-   grouped by spec page: server_lifecycle, server_messages, server_basic_utilities,
-   server_tools, server_resources, server_prompts, server_transports, server_utilities.
+   grouped by spec page: server_lifecycle, server_messages (and server_messages_audit, which
+   judges the whole run's traffic), server_basic_utilities, server_tools, server_resources,
+   server_prompts, server_transports, server_utilities.
    server_run.py holds a run's connections and discovery, server_check.py what a case gets,
    helpers.py what several cases share. It checks only what the server declares, and calls
    tools only with ``--call-tools``.

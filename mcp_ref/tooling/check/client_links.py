@@ -36,6 +36,8 @@ RELAY = str(Path(__file__).with_name("relay.py"))
 EVENT_WORDS = {
     "stdin-eof": "the client closed the server's stdin",
     "sigterm": "the client sent the server SIGTERM",
+    "sigterm-after-eof": "the client sent the server SIGTERM (its stdin closed by then)",
+    "exiting": "the server exited by itself",
     "data-closed": "the server's stdin and stdout were closed",
     "relay-gone": "the server process ended",
     "stream-closed": "the client's event stream ended",

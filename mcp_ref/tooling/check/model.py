@@ -76,6 +76,7 @@ class Finding:
     level: str | None = None
     knock_on: bool = False
     headers: dict[str, str] | None = None
+    about: str | None = None  # the rule judged, in one line, where the ID's summary does not say it
 
     @property
     def strength(self) -> str:
@@ -86,8 +87,10 @@ class Finding:
 
     @property
     def rule(self) -> str:
-        """The requirement in one line of our own words (the index's summary)."""
-        return str(requirement(self.id).summary)
+        """The rule the case judged, in one line of our own words: the index's summary of the ID,
+        or, where that summary names only the ID's gist (a shape checked under the row of the
+        page's capability, TOOL-05, LC-07...), what the case judged (``about``)."""
+        return self.about or str(requirement(self.id).summary)
 
     @property
     def section(self) -> str | None:
@@ -248,16 +251,19 @@ class Recorder:
             self.dropped += 1
 
     def check(self, ok: bool, req_id: str, message: str, sent: str | None = None, got: str | None = None, *,
-              knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None) -> bool:
-        """Record a finding against ``req_id`` unless ``ok``; return ``ok``."""
+              knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None,
+              rule: str | None = None) -> bool:
+        """Record a finding against ``req_id`` unless ``ok``; return ``ok``. ``rule``: the rule
+        judged, in one line, when the ID's summary does not say it (see Finding.rule)."""
         if not ok:
-            self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers))
+            self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers, about=rule))
         return ok
 
     def fail(self, req_id: str, message: str, sent: str | None = None, got: str | None = None, *,
-             knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None) -> NoReturn:
+             knock_on: bool = False, headers: dict[str, str] | None = None, level: str | None = None,
+             rule: str | None = None) -> NoReturn:
         """Record a finding and end the case."""
-        self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers))
+        self.add(Finding(req_id, message, sent, got, level=level, knock_on=knock_on, headers=headers, about=rule))
         raise Abort(message)
 
     def note(self, text: str) -> None:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Skipped
-from .wire import Incoming, WaitTimeout, Wire
+from .shapes import json_text
+from .wire import Incoming, WaitTimeout, Wire, shown
 
 CLIENT_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 PROTOCOL_VERSION = "2024-11-05"
@@ -57,6 +58,7 @@ class Reply:
     progress: int = 0  # progress notifications for this request's token seen while waiting
     sent_seq: int = -1  # the request's position in the transcript
     refused_without_session: int | None = None  # Streamable HTTP: the POST's 4xx, sent before any session
+    meanwhile: str | None = None  # unanswered: what did arrive while the kit waited (see Peer.wait)
 
     @property
     def answered(self) -> bool:
@@ -84,14 +86,20 @@ class Reply:
         return error.get("code") if isinstance(error, dict) else None
 
     def got_text(self, timeout: float | None = None) -> str:
-        """What came back, or what the silence was: the time given is what the kit really waited."""
+        """What came back, or what the silence was: the time given is what the kit really waited,
+        and what arrived meanwhile that was not the answer is said too (an answer under another
+        id, lines that are not JSON, bytes with no newline after them)."""
         if self.got is not None:
             return self.got
-        if self.closed:
-            return "(the connection ended)"
         if self.refused_without_session is not None:
             return f"(HTTP {self.refused_without_session}, with no JSON-RPC error in its body)"
-        return f"(nothing within {waited(self.waited or timeout or 0.0)})"
+        if self.closed:
+            what = "the connection ended"
+        elif self.meanwhile:
+            what = f"no response with id {json_text(self.request_id)} within {waited(self.waited or timeout or 0.0)}"
+        else:
+            what = f"nothing within {waited(self.waited or timeout or 0.0)}"
+        return f"({what}" + (f"; meanwhile the server sent {self.meanwhile}" if self.meanwhile else "") + ")"
 
 
 @dataclass
@@ -134,6 +142,12 @@ def is_response(incoming: Incoming) -> bool:
     if isinstance(msg, list):
         return bool(msg) and all(isinstance(item, dict) and "method" not in item for item in msg)
     return isinstance(msg, dict) and "method" not in msg
+
+
+def looks_pretty_printed(lines: list[str]) -> bool:
+    """Lines that look like a JSON text spread over several lines (indented, one member a line)."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    return first in ("{", "[", "}", "]", "},", "],") or first.startswith(('"jsonrpc"', '"id"', '"result"', '"error"'))
 
 
 def waited(seconds: float) -> str:
@@ -206,6 +220,7 @@ class Peer:
             deadline = hard = started
         if self._claim_filed(reply):  # answered already, while the kit waited for another request
             return reply
+        seen: list[Incoming] = []  # what arrived that is not the answer: said if the answer never comes
         try:
             while True:
                 try:
@@ -214,9 +229,12 @@ class Peer:
                     if (self.judge_start and not self._answered_once and self.wire.received == 0
                             and reply.refused_without_session is None):
                         self._confirm_start(reply, started)
+                    if not reply.answered:
+                        reply.meanwhile = self.meanwhile(seen, reply)
                     return reply
                 if incoming is None:
                     reply.closed = True
+                    reply.meanwhile = self.meanwhile(seen, reply)
                     return reply
                 msg = incoming.msg
                 if isinstance(msg, dict) and "method" not in msg and "id" in msg:
@@ -233,9 +251,36 @@ class Peer:
                     deadline = min(max(deadline, time.monotonic() + step), max(hard, deadline))
                 if others is not None and is_response(incoming):
                     others.append(incoming)
+                if incoming.problem is not None or (isinstance(msg, dict) and "method" not in msg):
+                    seen.append(incoming)
                 self._file(incoming)
         finally:
             reply.waited = time.monotonic() - started
+
+    def meanwhile(self, seen: list[Incoming], reply: Reply) -> str | None:
+        """What arrived while the kit waited in vain for ``reply``'s answer, in words: answers
+        under another id (a server that loses or rewrites ids), lines that are not JSON
+        (pretty-printed output), a line over the cap, and bytes written with no newline after
+        them (a message never ended, or never flushed in full). None if nothing did."""
+        parts = []
+        answers = [i for i in seen if i.problem is None and isinstance(i.msg, dict) and "id" in i.msg]
+        if answers:
+            first = answers[0]
+            more = f" ({len(answers)} such answers in all)" if len(answers) > 1 else ""
+            parts.append(f"an answer with id {json_text(first.msg['id'])}, where the request's id is "
+                         f"{json_text(reply.request_id)}: {shown(first.raw)}{more}")
+        bad = [i for i in seen if i.problem is not None]
+        if bad:
+            kind = bad[0].problem or ""
+            hint = (" (pretty-printed JSON, it seems: each message is one line, TR-02)"
+                    if looks_pretty_printed([i.raw for i in bad]) else "")
+            parts.append(f"{len(bad)} line(s) that are not messages ({kind.split(' (')[0]}), the first: "
+                         f"{shown(bad[0].raw) if bad[0].raw else '(a blank line)'}{hint}")
+        tail = self.wire.unterminated()
+        if tail:
+            parts.append(f"bytes with no newline after them, {shown(tail.decode('utf-8', 'replace'))} (each message "
+                         "ends with a newline, TR-02)")
+        return "; ".join(parts) or None
 
     def sync(self) -> tuple[list[Incoming], Reply]:
         """Send a ping (a barrier) and wait for its answer, two steps at most (a barrier orders what

@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_hostile_transports,
     server_lifecycle,
     server_messages,
+    server_messages_audit,
     server_prompts,
     server_resources,
     server_tools,

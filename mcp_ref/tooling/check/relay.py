@@ -8,8 +8,14 @@ unchanged, so all judging happens in the checker's process, on exactly what the 
 1. Everything the client writes on our stdin goes to the data connection, byte for byte.
 2. Everything the checker sends comes out on our stdout, flushed at once.
 3. On the events connection the relay reports how it is being shut down: ``stdin-eof`` when
-   the client closes our stdin (the polite way, LC-16), ``sigterm`` when it is signalled (LC-17).
-4. The relay exits when the checker closes the data connection, or when it is signalled.
+   the client closes our stdin (the polite way, LC-16), ``sigterm`` when it is signalled (LC-17;
+   ``sigterm-after-eof`` when its stdin was closed by then), and ``exiting`` when it exits by
+   itself. A SIGKILL it cannot report: it is gone without a word.
+4. Once its stdin closes, the relay takes ``LINGER`` seconds to exit, as a server that finishes
+   its work and cleans up does: a client that waits for it (LC-17) sees it exit by itself, one
+   that signals or kills it at once is seen to do so, every time (a relay that exited at once
+   would race a kill that follows the close, and the verdict would be luck). It also exits when
+   the checker closes the data connection before its stdin closes, or when it is signalled.
 
 It runs as a plain script (no import of mcp_ref), so the client's "server" starts at once.
 """
@@ -17,10 +23,29 @@ It runs as a plain script (no import of mcp_ref), so the client's "server" start
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import sys
 import threading
+import time
+
+LINGER = 0.5  # seconds the relay takes to exit after its stdin closes (see point 4)
+
+
+def stdin_closed() -> bool:
+    """Has the client closed our stdin (the pipe has no writer left)? Asked in the SIGTERM handler:
+    a client closes stdin before it signals, so the answer does not depend on which of our
+    threads ran first (a SIGKILL leaves no such chance: see client_cases.shuts_down_by_closing_stdin)."""
+    try:
+        poller = select.poll()
+        poller.register(0, select.POLLHUP)
+        return any(events & select.POLLHUP for _, events in poller.poll(0))
+    except (OSError, AttributeError, ValueError):  # no poll() here: say what the reader thread saw
+        return EOF.is_set()
+
+
+EOF = threading.Event()  # the reader thread has seen the end of our stdin
 
 
 def main(argv: list[str]) -> int:
@@ -39,7 +64,7 @@ def main(argv: list[str]) -> int:
             pass
 
     def on_sigterm(signum: int, frame: object) -> None:
-        report("sigterm")
+        report("sigterm-after-eof" if stdin_closed() else "sigterm")
         os._exit(143)
 
     signal.signal(signal.SIGTERM, on_sigterm)
@@ -55,13 +80,18 @@ def main(argv: list[str]) -> int:
                 data.sendall(chunk)
         except OSError:
             pass
+        EOF.set()
         report("stdin-eof")
         try:
             data.shutdown(socket.SHUT_WR)
         except OSError:
             pass
+        time.sleep(LINGER)  # a server's exit takes a moment: a kill or SIGTERM now is seen as such
+        report("exiting")
+        os._exit(0)
 
-    threading.Thread(target=pump_stdin, daemon=True).start()
+    pump = threading.Thread(target=pump_stdin, daemon=True)
+    pump.start()
     stdout = sys.stdout.buffer
     try:
         while True:
@@ -72,6 +102,9 @@ def main(argv: list[str]) -> int:
             stdout.flush()
     except OSError:
         pass
+    if EOF.is_set():
+        pump.join()  # it exits the process, once it has lingered
+    report("exiting")
     return 0
 
 

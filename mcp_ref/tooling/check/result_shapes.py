@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .shapes import LOG_LEVELS, NOT_IN_UNION, ROLES, Problems, is_base64, need, obj
+from .shapes import LOG_LEVELS, NOT_IN_UNION, ROLES, Problems, is_base64, json_text, need, obj
 
 # --- content (tools, prompts, sampling) ----------------------------------------------------------
 
@@ -44,7 +44,7 @@ def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "re
     if kind is None:
         return problems
     if kind not in kinds:
-        problems.append(f"{path}.type is {kind!r}{NOT_IN_UNION} ({', '.join(kinds)})")
+        problems.append(f"{path}.type is {json_text(kind)}{NOT_IN_UNION} ({', '.join(kinds)})")
     elif kind == "text":
         need(item, path, "text", "string", problems)
     elif kind == "image":
@@ -68,7 +68,7 @@ def check_annotations(value: Any, path: str, problems: Problems) -> None:
     audience = need(value, path, "audience", "array", problems, optional=True)
     for i, role in enumerate(audience or []):
         if role not in ROLES:
-            problems.append(f"{path}.audience[{i}] is {role!r}, not user or assistant")
+            problems.append(f"{path}.audience[{i}] is {json_text(role)}, not user or assistant")
     priority = need(value, path, "priority", "number", problems, optional=True)
     if priority is not None and not 0 <= priority <= 1:
         problems.append(f"{path}.priority is {priority}, outside 0..1")
@@ -98,7 +98,7 @@ def tool(value: Any, path: str) -> Problems:
     schema = need(value, path, "inputSchema", "object", problems)
     if schema is not None:
         if schema.get("type") != "object":
-            problems.append(f"{path}.inputSchema.type is {schema.get('type')!r}, not \"object\"")
+            problems.append(f"{path}.inputSchema.type is {json_text(schema.get('type'))}, not \"object\"")
         need(schema, f"{path}.inputSchema", "properties", "object", problems, optional=True)
         required = need(schema, f"{path}.inputSchema", "required", "array", problems, optional=True)
         if required is not None and not all(isinstance(r, str) for r in required):
@@ -123,7 +123,7 @@ def resource(value: Any, path: str) -> Problems:
         return problems
     uri = need(value, path, "uri", "string", problems)
     if uri is not None and ":" not in uri:
-        problems.append(f"{path}.uri {uri!r} has no scheme")
+        problems.append(f"{path}.uri {json_text(uri)} has no scheme")
     need(value, path, "name", "string", problems)
     need(value, path, "description", "string", problems, optional=True)
     need(value, path, "mimeType", "string", problems, optional=True)
@@ -138,7 +138,7 @@ def template(value: Any, path: str) -> Problems:
         return problems
     uri_template = need(value, path, "uriTemplate", "string", problems)
     if uri_template is not None and uri_template.count("{") != uri_template.count("}"):
-        problems.append(f"{path}.uriTemplate {uri_template!r} has unbalanced braces")
+        problems.append(f"{path}.uriTemplate {json_text(uri_template)} has unbalanced braces")
     need(value, path, "name", "string", problems)
     need(value, path, "description", "string", problems, optional=True)
     need(value, path, "mimeType", "string", problems, optional=True)
@@ -182,7 +182,7 @@ def get_prompt_result(result: Any) -> Problems:
         where = f"result.messages[{i}]"
         if obj(message, where, problems):
             if message.get("role") not in ROLES:
-                problems.append(f"{where}.role is {message.get('role')!r}, not user or assistant")
+                problems.append(f"{where}.role is {json_text(message.get('role'))}, not user or assistant")
             if "content" not in message:
                 problems.append(f"{where}.content is missing")
             else:
@@ -213,7 +213,7 @@ def log_message(params: Any) -> Problems:
     if not obj(params, "params", problems):
         return problems
     if params.get("level") not in LOG_LEVELS:
-        problems.append(f"params.level is {params.get('level')!r}, not one of the eight syslog levels")
+        problems.append(f"params.level is {json_text(params.get('level'))}, not one of the eight syslog levels")
     if "data" not in params:
         problems.append("params.data is missing")
     need(params, "params", "logger", "string", problems, optional=True)
@@ -236,7 +236,7 @@ def root(value: Any, path: str) -> Problems:
         return problems
     uri = need(value, path, "uri", "string", problems)
     if uri is not None and not uri.startswith("file://"):
-        problems.append(f"{path}.uri {uri!r} is not a file:// URI")
+        problems.append(f"{path}.uri {json_text(uri)} is not a file:// URI")
     need(value, path, "name", "string", problems, optional=True)
     return problems
 
@@ -246,7 +246,7 @@ def create_message_result(result: Any) -> Problems:
     if not obj(result, "result", problems):
         return problems
     if result.get("role") not in ROLES:
-        problems.append(f"result.role is {result.get('role')!r}, not user or assistant")
+        problems.append(f"result.role is {json_text(result.get('role'))}, not user or assistant")
     if "content" not in result:
         problems.append("result.content is missing")
     else:

@@ -50,6 +50,7 @@ def run_server_check(target: Target, options: Options) -> tuple[list[CaseResult]
 
 def run_server_cases(run: ServerRun, cases: list[Case]) -> list[CaseResult]:
     """Run ``cases`` (discovery first); results come back in the order of ``cases``."""
+    run.selected = {case.name for case in cases}
     run.discover()
     results: dict[str, CaseResult | Future[CaseResult]] = {}
     hostile = [c for c in cases if c.hostile]  # last, one at a time: they may bring a server down

@@ -157,16 +157,39 @@ class ServerCheck(Recorder):
         if not reply.is_error:
             self.check(False, req_id, f"{what}: expected error {_codes(codes)}, got a result", reply.sent, reply.got)
             return False
-        self.check(reply.code in codes, req_id, f"{what}: expected error {_codes(codes)}, got {reply.code!r}",
-                   reply.sent, reply.got)
+        self.check(self.code_in(reply.code, codes, what), req_id,
+                   f"{what}: expected error {_codes(codes)}, got {code_words(reply.code)}", reply.sent, reply.got)
         return True
 
-    def shape(self, problems: shapes.Problems, req_id: str, what: str, reply: Reply | None = None) -> bool:
-        """One finding listing the shape problems of ``what`` (none: nothing recorded)."""
+    AUDIT_OF_CODES = "messages.errors-have-integer-codes-and-short-messages"
+
+    def code_in(self, code: Any, codes: tuple[int, ...], what: str) -> bool:
+        """Is the error ``code`` one of ``codes``? A code of the right value but the wrong type (the
+        string "-32601") is one mistake, judged once for the whole run by the audit of error codes
+        (MSG-07) when this run has it: here it counts as the code it spells, with a note, so that
+        one mistake is one finding, not one per case that sees an error."""
+        if shapes.is_int(code):
+            return code in codes
+        try:
+            spelled = int(code) if isinstance(code, (str, float)) and not isinstance(code, bool) else None
+        except ValueError:
+            spelled = None
+        if spelled in codes and self.AUDIT_OF_CODES in self.run.selected:
+            self.note(f"{what}: the error code is {shapes.json_text(code)}, not the integer {spelled}: judged once, by "
+                      f"{self.AUDIT_OF_CODES} (MSG-07)")
+            return True
+        return False
+
+    def shape(self, problems: shapes.Problems, req_id: str, what: str, reply: Reply | None = None,
+              rule: str | None = None) -> bool:
+        """One finding listing the shape problems of ``what`` (none: nothing recorded). Its rule
+        line says which shapes were judged where the ID is the row of the page's capability
+        (``SHAPE_RULES``): "Declare the tools capability" would not say what is wrong."""
         if problems:
             shown_problems = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
             self.check(False, req_id, f"{what} is malformed: {shown_problems}",
-                       reply.sent if reply else None, shown(reply.got) if reply else None)
+                       reply.sent if reply else None, shown(reply.got) if reply else None,
+                       rule=rule or SHAPE_RULES.get(req_id))
         return not problems
 
     def content(self, problems: shapes.Problems, req_id: str, what: str, reply: Reply, union: str) -> None:
@@ -182,6 +205,32 @@ class ServerCheck(Recorder):
 
     def abort(self) -> NoReturn:
         raise Abort("ended")
+
+
+# Shapes are checked under the row of the page's capability (spec_notes/checker.md, "Decisions"):
+# declaring it commits the server to the page's messages. The rule line says which shapes.
+SHAPE_RULES = {
+    "TOOL-05": "A server that declares tools answers with the tools page's shapes: each listed tool has a name "
+               "and an inputSchema, a JSON Schema of type \"object\"; a tools/call result has a content array of "
+               "text, image or resource items, and isError, when present, is a boolean",
+    "RES-01": "A server that declares resources answers with the resources page's shapes: resources with a uri "
+              "and a name, templates with a uriTemplate, contents with a uri and a text or a base64 blob",
+    "PRM-01": "A server that declares prompts answers with the prompts page's shapes: prompts with a name, "
+              "messages with a role (user or assistant) and text, image or resource content",
+    "LOG-01": "A server that declares logging answers logging/setLevel with an empty result and sends log "
+              "messages with a level and data",
+    "CMP-12": "A completion result holds completion.values (at most 100 strings), total an integer and hasMore a "
+              "boolean when present",
+    "LC-07": "The initialize result has protocolVersion, capabilities (each an object, its flags booleans) and "
+             "serverInfo with a name and a version, all strings but capabilities",
+}
+
+
+def code_words(code: Any) -> str:
+    """An error code as a report shows it: in JSON terms, saying so when it is not a number."""
+    if isinstance(code, str):
+        return f"{shapes.json_text(code)} (a string: error codes are integers, MSG-07)"
+    return shapes.json_text(code)
 
 
 def _codes(codes: tuple[int, ...]) -> str:

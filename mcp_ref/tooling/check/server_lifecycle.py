@@ -19,7 +19,7 @@ from typing import Any
 from . import shapes
 from .helpers import settle, some_list_method
 from .model import server_case
-from .server_check import ServerCheck
+from .server_check import ServerCheck, code_words
 from .wire import shown
 
 LIFECYCLE = "basic/lifecycle"
@@ -50,27 +50,39 @@ def answers_with_the_requested_version(t: ServerCheck) -> None:
     reply = t.session().init
     assert reply is not None
     version = t.info.init.get("protocolVersion")
-    t.check(version == "2024-11-05", "LC-12", f"proposed 2024-11-05, the server chose {version!r}", reply.sent, reply.got)
+    t.check(version == "2024-11-05", "LC-12", f"proposed 2024-11-05, the server chose {shapes.json_text(version)}",
+            reply.sent, reply.got)
+
+
+# Versions nobody defined: one older than MCP itself, and one far in the future (a server that
+# takes any newer version for one it speaks echoes the second).
+UNKNOWN_VERSIONS = ("1999-01-01", "2999-12-31")
 
 
 @server_case(LIFECYCLE, "LC-12", fresh=True)
 def answers_an_unknown_version_with_its_own(t: ServerCheck) -> None:
-    """Proposed a version nobody defined (1999-01-01), the server answers with a version it does
-    support, not an echo of the proposal. Decision (the spec leaves this open): the page's example
-    error -32602 with the supported versions is accepted too, as the page itself shows it."""
-    peer = t.connect()
-    reply = peer.initialize(version="1999-01-01")
-    t.answered(reply, "initialize with protocolVersion 1999-01-01")
-    if reply.is_error:
-        t.check(reply.code == -32602, "LC-12", f"an unsupported version was refused with {reply.code!r}; "
-                "the page's example uses -32602, and the rule asks for a version instead", reply.sent, reply.got)
-        t.note("refused the unknown version with an error (the page's example) instead of offering its own")
-        return
-    result = reply.result if isinstance(reply.result, dict) else {}
-    version = result.get("protocolVersion")
-    t.check(isinstance(version, str) and version != "1999-01-01", "LC-12",
-            f"proposed 1999-01-01, the server answered {version!r}: it must answer with a version it supports",
-            reply.sent, reply.got)
+    """Proposed a version nobody defined (1999-01-01, then 2999-12-31, each on a connection of its
+    own), the server answers with a version it does support, not an echo of the proposal: no
+    server speaks a version that does not exist yet. Decision (the spec leaves this open): the
+    page's example error -32602 with the supported versions is accepted too, as the page itself
+    shows it."""
+    for proposed in UNKNOWN_VERSIONS:
+        peer = t.connect()
+        reply = peer.initialize(version=proposed)
+        t.answered(reply, f"initialize with protocolVersion {proposed}")
+        if reply.is_error:
+            t.check(reply.code == -32602, "LC-12", f"an unsupported version ({proposed}) was refused with "
+                    f"{code_words(reply.code)}; the page's example uses -32602, and the rule asks for a version "
+                    "instead", reply.sent, reply.got)
+            t.note(f"refused the unknown version {proposed} with an error (the page's example) instead of offering "
+                   "its own")
+            continue
+        result = reply.result if isinstance(reply.result, dict) else {}
+        version = result.get("protocolVersion")
+        t.check(isinstance(version, str) and version not in UNKNOWN_VERSIONS, "LC-12",
+                f"proposed {proposed}, the server answered {shapes.json_text(version)}: it must answer with a version "
+                "it supports" + (", and nobody supports a version from the future" if proposed > "2024-11-05" else ""),
+                reply.sent, reply.got)
 
 
 @server_case(LIFECYCLE, "MSG-01", "LC-07", fresh=True)
@@ -105,7 +117,7 @@ def sends_no_request_before_initialized(t: ServerCheck) -> None:
     peer.collect(settle(t))
     early = [r for r in peer.server_requests if r.get("method") != "ping"]
     t.check(not early, "LC-10", f"sent {', '.join(str(r.get('method')) for r in early)} before notifications/initialized",
-            got=shown(str(early[0])) if early else None)
+            got=shown(shapes.json_text(early[0])) if early else None)
     peer.notify("notifications/initialized")
 
 
@@ -131,13 +143,14 @@ def uses_only_client_capabilities(t: ServerCheck) -> None:
     for method, (count, first) in seen.items():
         times = f" ({count} times)" if count > 1 else ""
         if method == "roots/list":
-            t.check(False, "ROOT-17", f"sent roots/list to a client that did not declare roots{times}", got=shown(str(first)))
+            t.check(False, "ROOT-17", f"sent roots/list to a client that did not declare roots{times}",
+                    got=shown(shapes.json_text(first)))
         elif method == "sampling/createMessage":
             t.check(False, "LC-15", f"sent sampling/createMessage to a client that did not declare sampling{times}",
-                    got=shown(str(first)))
+                    got=shown(shapes.json_text(first)))
         else:
             t.check(False, "LC-14", f"sent {method}{times}, which is no request of 2024-11-05, the negotiated "
-                    "version (a client of that version has no such method)", got=shown(str(first)))
+                    "version (a client of that version has no such method)", got=shown(shapes.json_text(first)))
 
 
 @server_case(LIFECYCLE, "LC-15", audit=True)
@@ -156,7 +169,7 @@ def list_changed_only_when_promised(t: ServerCheck) -> None:
     for method, (count, first) in seen.items():
         feature = method.split("/")[1]
         t.check(False, "LC-15", f"sent {method} without declaring {feature}.listChanged"
-                + (f" ({count} times)" if count > 1 else ""), got=shown(str(first)))
+                + (f" ({count} times)" if count > 1 else ""), got=shown(shapes.json_text(first)))
 
 
 @server_case(LIFECYCLE, "MSG-01", "PING-01", audit=True)

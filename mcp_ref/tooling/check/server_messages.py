@@ -17,20 +17,19 @@ What this page asks of a server, in short:
 
 Each piece of bad input is sent on its own, between two pings (``Peer.probe``), so a case judges
 exactly what the server wrote in reply to it: an answer the server wrote to something earlier
-(a notification, say) is never taken for this input's. Several cases judge the whole run's
-traffic (``audit=True``): they run last, over every connection the kit opened.
+(a notification, say) is never taken for this input's. The cases that judge the whole run's
+traffic (``audit=True``) are in server_messages_audit.py.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import shapes
 from .model import server_case
-from .peer import Peer, Probe, waited
-from .server_check import ServerCheck
-from .wire import Incoming, encode, shown
+from .peer import Peer, Probe, same_id, waited
+from .server_check import ServerCheck, code_words
+from .wire import Incoming, encode
 
 MESSAGES = "basic/messages"
 
@@ -45,7 +44,7 @@ def answer_text(incoming: Incoming) -> str:
         return f"a batch of {len(msg)} response(s), not one response"
     msg = shapes.as_dict(msg)
     if "error" in msg:
-        return f"error {shapes.as_dict(msg.get('error')).get('code')!r}"
+        return f"error {code_words(shapes.as_dict(msg.get('error')).get('code'))}"
     return "a result"
 
 
@@ -54,11 +53,12 @@ def silence(probe: Probe) -> str:
     return f"(nothing, and the ping sent right after it was answered within {waited(max(probe.barrier.waited, 0.1))})"
 
 
-def served_after(t: ServerCheck, probe: Probe, what: str) -> bool:
+def served_after(t: ServerCheck, probe: Probe, what: str, peer: Peer | None = None) -> bool:
     """The barrier after ``what`` was answered: the server is still serving (else a knock-on finding)."""
     if probe.barrier.answered:
         return True
-    t.check(False, "MSG-01", f"after {what}, the server no longer answers ping", probe.sent,
+    ended = f": it {peer.wire.describe_end()}" if peer is not None and probe.barrier.closed else ""
+    t.check(False, "MSG-01", f"after {what}, the server no longer answers ping{ended}", probe.sent,
             probe.barrier.got_text(), knock_on=True)
     return False
 
@@ -72,11 +72,12 @@ def one_answer(t: ServerCheck, probe: Probe, what: str) -> Incoming | None:
 
 
 def expect_code(t: ServerCheck, probe: Probe, what: str, codes: tuple[int, ...], why: str,
-                readable_id: Any = None, level: str | None = None) -> Incoming | None:
+                readable_id: Any = None, level: str | None = None, peer: Peer | None = None) -> Incoming | None:
     """``probe`` must be answered with an error of one of ``codes`` (``why``: the rule, in a
-    sentence), whose id is ``readable_id`` or null. Silence is a finding too. ``level`` lowers
-    the findings' strength (where the rule behind ``why`` is in dispute)."""
-    if not served_after(t, probe, what):
+    sentence), whose id is ``readable_id`` when the message's id could be read, else null (see
+    ``judge_error_id``). Silence is a finding too. ``level`` lowers the findings' strength (where
+    the rule behind ``why`` is in dispute)."""
+    if not served_after(t, probe, what, peer):
         return None
     if probe.refused_by_http:
         t.note(f"{what}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
@@ -87,31 +88,62 @@ def expect_code(t: ServerCheck, probe: Probe, what: str, codes: tuple[int, ...],
         return None
     msg = shapes.as_dict(got.msg)
     code = shapes.as_dict(msg.get("error")).get("code")
-    if not (isinstance(got.msg, dict) and "error" in msg and code in codes):
+    if not (isinstance(got.msg, dict) and "error" in msg and t.code_in(code, codes, what)):
         t.check(False, "MSG-01", f"{what} got {answer_text(got)}: {why}", probe.sent, got.raw, level=level)
         return got
-    rid = msg.get("id")
-    if rid is not None and not (readable_id is not None and type(rid) is type(readable_id) and rid == readable_id):
-        t.note(f"{what}: the error carries id {rid!r}; JSON-RPC asks for "
-               + (f"the message's own id, {readable_id!r}, or null" if readable_id is not None else
-                  "null when the id cannot be read"))
+    judge_error_id(t, probe, got, what, readable_id)
     return got
+
+
+ID_RULE = ("A response carries the id of the message it answers; JSON-RPC answers with id null only when that id "
+           "could not be read (input that is not JSON, an invalid id)")
+OMITTED_ID = ("JSON-RPC's response always has an id member, null when the message's id could not be read; later "
+              "revisions of MCP let an error leave it out, 2024-11-05's schema does not (and has no null id either: "
+              "a conflict, so a warning)")
+
+
+def judge_error_id(t: ServerCheck, probe: Probe, got: Incoming, what: str, readable_id: Any) -> None:
+    """The id of an error that answers bad input: the message's own id when it could be read
+    (``readable_id``), else null. A warning otherwise: a client waiting for that id never sees an
+    error with null, and an error with no id member at all answers nothing JSON-RPC can match."""
+    msg = shapes.as_dict(got.msg)
+    if "id" not in msg:
+        t.check(False, "MSG-01", f"{what} got an error with no id member: {OMITTED_ID}", probe.sent, got.raw,
+                level="SHOULD", rule=ID_RULE)
+        return
+    rid = msg["id"]
+    if readable_id is not None and not same_id(rid, readable_id):
+        t.check(False, "MSG-01", f"{what} got its error with id {shapes.json_text(rid)}, though the message's id, "
+                f"{shapes.json_text(readable_id)}, could be read: its sender waits for an answer with that id",
+                probe.sent, got.raw, level="SHOULD", rule=ID_RULE)
+    elif readable_id is None and rid is not None:
+        t.note(f"{what}: the error carries id {shapes.json_text(rid)}; JSON-RPC asks for null when the id cannot be read")
 
 
 # --- what every request gets ---------------------------------------------------------------------
 
+SEPARATORS_ID = "mcp-ref-check-\u2028-\u2029"  # Unicode's line and paragraph separators, legal inside a JSON string
+FRAMING_RULE = ('On stdio a newline (b"\\n") ends each message, and nothing else does: the other line breaks of '
+                "Unicode may stand inside a JSON string, raw")
 
-@server_case(MESSAGES, "MSG-05")
+
+@server_case(MESSAGES, "MSG-05", "TR-02")
 def responses_keep_the_request_id(t: ServerCheck) -> None:
     """A response carries exactly the id of its request, type included: a numeric string stays a
-    string, and negative, large and non-ASCII ids come back unchanged."""
+    string, and negative, large and non-ASCII ids come back unchanged, one holding U+2028 and
+    U+2029 too (over stdio, a server that splits lines on them, as str.splitlines() does, never
+    reads that request whole: TR-02)."""
     peer = t.session()
-    for request_id in ("12345678", -1, 9007199254740991, "mcp-ref-check-é✓😀", ""):
+    for request_id in ("12345678", -1, 9007199254740991, "mcp-ref-check-é✓😀", "", SEPARATORS_ID):
         reply = peer.request("ping", request_id=request_id)
-        t.answered(reply, f"ping with id {request_id!r}")
-        t.check(not reply.id_mismatch, "MSG-05",
-                f"ping with id {request_id!r} was answered with id {reply.msg and reply.msg.get('id')!r}",
-                reply.sent, reply.got)
+        if request_id == SEPARATORS_ID and not reply.answered and not reply.closed:
+            t.fail("TR-02", f"ping with id {shapes.json_text(request_id)} (it holds U+2028 and U+2029, written as they "
+                   "are, which JSON allows inside a string) got no answer: a server that splits its input with "
+                   "Python's str.splitlines() cuts this line in three, since those characters end a line there; "
+                   'split on b"\\n" only', reply.sent, reply.got_text(), rule=FRAMING_RULE)
+        t.answered(reply, f"ping with id {shapes.json_text(request_id)}")
+        t.check(not reply.id_mismatch, "MSG-05", f"ping with id {shapes.json_text(request_id)} was answered with id "
+                f"{shapes.json_text(shapes.as_dict(reply.msg).get('id'))}", reply.sent, reply.got)
 
 
 NULL_ID_CONFLICT = ("JSON-RPC 2.0 (MSG-01) answers unparseable input with error -32700 and \"id\": null, but the "
@@ -120,6 +152,7 @@ NULL_ID_CONFLICT = ("JSON-RPC 2.0 (MSG-01) answers unparseable input with error 
 UNPARSEABLE = {
     "a line cut off in the middle of a message": b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
     "bytes that are not UTF-8": b'\xff\xfe{"x"',
+    "a blank line": b"",
 }
 
 
@@ -129,26 +162,54 @@ def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     -32700 with id null (JSON-RPC's rule when no id can be read), never another code or a result,
     and the server keeps serving. The 2024-11-05 schema has no null id, so the two rules
     conflict: a server that stays silent is warned, not failed (one that answers must answer
-    right)."""
+    right, with an id member). A blank line may be skipped or answered -32700, but the server
+    keeps serving after it. The converse too: a valid message with whitespace around it (spaces,
+    a tab, a Windows line end) is valid JSON, and is served, not refused as a parse error."""
     peer = t.rough_session()
     for label, raw in UNPARSEABLE.items():
         probe = peer.probe(raw)
-        if not served_after(t, probe, label):
+        if not served_after(t, probe, label, peer):
             return
         if probe.refused_by_http:
             t.note(f"{label}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
             continue
         got = one_answer(t, probe, label)
         if got is None:
-            t.check(False, "MSG-01", f"{label} got no answer: {NULL_ID_CONFLICT}; the JSON-RPC answer is still the "
-                    "one clients expect", probe.sent, silence(probe), level="SHOULD")
+            if raw.strip():  # a blank line holds no message at all: skipping it is the usual way
+                t.check(False, "MSG-01", f"{label} got no answer: {NULL_ID_CONFLICT}; the JSON-RPC answer is still the "
+                        "one clients expect", probe.sent, silence(probe), level="SHOULD")
             continue
         msg = shapes.as_dict(got.msg)
         code = shapes.as_dict(msg.get("error")).get("code")
-        t.check(code == -32700, "MSG-01", f"{label} got {answer_text(got)}: input that is not JSON is answered with "
-                "error -32700 (Parse error), the first of JSON-RPC's checks", probe.sent, got.raw)
-        if code == -32700 and msg.get("id") is not None:
-            t.note(f"the parse error's id is {msg.get('id')!r}; JSON-RPC asks for null ({NULL_ID_CONFLICT})")
+        if not t.check(isinstance(got.msg, dict) and "error" in msg and t.code_in(code, (-32700,), label), "MSG-01",
+                       f"{label} got {answer_text(got)}: input that is not JSON is answered with error -32700 "
+                       "(Parse error), the first of JSON-RPC's checks", probe.sent, got.raw):
+            continue
+        judge_error_id(t, probe, got, label, None)
+    for label, raw in SPACED.items():
+        probe = peer.probe(raw)
+        if not served_after(t, probe, label, peer):
+            return
+        if probe.refused_by_http:  # over HTTP: the transport's own answer
+            t.note(f"{label}: the POST was refused with HTTP {probe.refusal}")
+            continue
+        sent = raw.decode("utf-8").replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+        got = one_answer(t, probe, label)
+        if got is None:
+            t.check(False, "MSG-01", f"{label} got no answer: JSON allows whitespace around a value, so this line is "
+                    "valid JSON and a valid request, which gets an answer", sent, silence(probe))
+            continue
+        t.check(isinstance(got.msg, dict) and "result" in got.msg, "MSG-01", f"{label} got {answer_text(got)}: "
+                "JSON allows whitespace around a value, so this line is valid JSON and a valid request, to be served "
+                "like any other", sent, got.raw)
+
+
+# Valid requests with whitespace around them (JSON's "insignificant whitespace").
+SPACED = {
+    "a ping with spaces before it": b'  {"jsonrpc":"2.0","id":"mcp-ref-check-indented","method":"ping"}',
+    "a ping with spaces and a tab after it": b'{"jsonrpc":"2.0","id":"mcp-ref-check-spaced","method":"ping"}  \t',
+    "a ping ending in a Windows line end (\\r\\n)": b'{"jsonrpc":"2.0","id":"mcp-ref-check-crlf","method":"ping"}\r\n',
+}
 
 
 # (what is sent, the id the answer may carry besides null, the codes that answer it, why)
@@ -165,7 +226,7 @@ ENVELOPES: dict[str, tuple[Any, Any, tuple[int, ...], str]] = {
     'the string "ping"': ("ping", None, (-32600,), NOT_AN_OBJECT),
     "the JSON value null": (None, None, (-32600,), NOT_AN_OBJECT),
     "[] (an empty batch)": ([], None, (-32600,), NO_BATCHES),
-    "a batch of one ping": ([{"jsonrpc": "2.0", "id": "mcp-ref-check-batch", "method": "ping"}], "mcp-ref-check-batch",
+    "a batch of one ping": ([{"jsonrpc": "2.0", "id": "mcp-ref-check-batch", "method": "ping"}], None,
                             (-32600,), NO_BATCHES),
     "a message with neither method nor result": ({"jsonrpc": "2.0", "id": "mcp-ref-check-bad"}, "mcp-ref-check-bad",
                                                  (-32600,), "a message is a request, a response or a notification"),
@@ -173,6 +234,12 @@ ENVELOPES: dict[str, tuple[Any, Any, tuple[int, ...], str]] = {
                                         "mcp-ref-check-v1", (-32600,), 'every message says "jsonrpc": "2.0"'),
     'a request without "jsonrpc"': ({"id": "mcp-ref-check-v0", "method": "ping"}, "mcp-ref-check-v0", (-32600,),
                                     'every message says "jsonrpc": "2.0"'),
+    'a request with "jsonrpc": "2.1"': ({"jsonrpc": "2.1", "id": "mcp-ref-check-v21", "method": "ping"},
+                                        "mcp-ref-check-v21", (-32600,),
+                                        'every message says "jsonrpc": "2.0", exactly: no other version exists'),
+    'a request with "jsonrpc": 2.0, a number': ({"jsonrpc": 2.0, "id": "mcp-ref-check-v2n", "method": "ping"},
+                                                "mcp-ref-check-v2n", (-32600,),
+                                                'every message says "jsonrpc": "2.0", a string'),
     "a request whose method is a number": ({"jsonrpc": "2.0", "id": "mcp-ref-check-m5", "method": 5},
                                            "mcp-ref-check-m5", (-32600,),
                                            "a method is a string: the envelope is invalid, so -32600, not -32601"),
@@ -190,8 +257,9 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
     """Valid JSON that is not a valid JSON-RPC 2.0 message gets error -32600 (-32602 is accepted
     for params that are not an object), with the message's id or null, and the server keeps
     serving: a number, a string, null, a batch (2024-11-05 has none; an empty one too), no method
-    and no result, "jsonrpc" "1.0" or missing, a method that is not a string, params that are an
-    array or a string. Each is sent on its own, and judged on what came back for it. Over
+    and no result, "jsonrpc" "1.0", "2.1", the number 2.0 or missing, a method that is not a
+    string, params that are an array or a string. Each is sent on its own, and judged on what came
+    back for it; an error that drops an id it could read (null instead) is a warning. Over
     Streamable HTTP, whose page allows batches (SHTTP-11), a batch served is only a warning."""
     peer = t.rough_session()
     for label, (msg, readable_id, codes, why) in ENVELOPES.items():
@@ -199,7 +267,7 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
         if isinstance(msg, list) and peer.wire.kind == "http":  # the transport's page allows batches
             why, level = BATCHES_OVER_HTTP, "SHOULD"
         probe = peer.probe(encode(msg))
-        expect_code(t, probe, label, codes, why, readable_id, level=level)
+        expect_code(t, probe, label, codes, why, readable_id, level=level, peer=peer)
         if not probe.barrier.answered:
             return
 
@@ -235,7 +303,8 @@ def refuses_ids_that_are_not_strings_or_integers(t: ServerCheck) -> None:
                 continue  # refused: any error is a fair answer to an id MCP forbids
         expect_code(t, probe, what, (-32600,), "an id is a string or an integer (MSG-02), never a boolean or an "
                     "object, so this is not a valid request: -32600" if served is None else
-                    "it is a request (only a message without an id member is a notification), so it gets an answer")
+                    "it is a request (only a message without an id member is a notification), so it gets an answer",
+                    peer=peer)
         if not probe.barrier.answered:
             return
 
@@ -268,6 +337,8 @@ def unknown_method_is_32601(t: ServerCheck) -> None:
 NOT_ANSWERED = {
     "an unknown notification": {"jsonrpc": "2.0", "method": "notifications/mcp-ref-check/unknown",
                                 "params": {"note": "ignore me"}},
+    "a notification whose method has no notifications/ prefix": {"jsonrpc": "2.0", "method": "mcp-ref-check/no-prefix",
+                                                                 "params": {}},
     "a response to a request the server never sent": {"jsonrpc": "2.0", "id": "mcp-ref-check-unasked", "result": {}},
 }
 
@@ -275,8 +346,9 @@ NOT_ANSWERED = {
 @server_case(MESSAGES, "MSG-01", "MSG-08", fresh=True)
 def notifications_are_not_answered(t: ServerCheck) -> None:
     """Notifications get no response of any kind (not even an error), and neither do responses:
-    notifications/initialized, an unknown notification, and a response to a request the server
-    never sent are each followed by a ping, and nothing but the ping's answer may come back. (A
+    notifications/initialized, an unknown notification, one whose method lacks the notifications/
+    prefix (what makes a notification is that it has no id), and a response to a request the
+    server never sent are each followed by a ping, and nothing but the ping's answer may come back. (A
     line on stdout that is not a message is not an answer: the stdio cases judge it.)"""
     peer = t.fresh_session()
     said: list[tuple[str, str, list[Incoming]]] = []
@@ -292,115 +364,3 @@ def notifications_are_not_answered(t: ServerCheck) -> None:
         t.check(not answers, "MSG-01", f"the server answered {label}: notifications and responses never get an "
                 "answer (only requests do; a notification has no id to answer)", sent,
                 " | ".join(a.raw for a in answers) or None)
-
-
-# --- the whole run (audits) -------------------------------------------------------------------------
-
-
-@server_case(MESSAGES, "MSG-01", audit=True)
-def every_message_is_json_rpc_2(t: ServerCheck) -> None:
-    """Every message the server sent in the whole run is a JSON object with "jsonrpc": "2.0" that
-    is a request, a response or a notification. (Lines that are not JSON at all are judged by the
-    stdio cases.)"""
-    for wire in t.run.wires:
-        for entry in wire.sent_and_received():
-            if entry.direction != "got" or entry.event == "endpoint" or entry.msg is None:
-                continue
-            problem = shapes.envelope_problem(entry.msg)
-            if problem:
-                t.fail("MSG-01", f"a message {problem}", got=shown(entry.data))
-
-
-def _responses(t: ServerCheck) -> list[tuple[Any, dict[str, Any], str]]:
-    """(wire, response, raw) for every response-shaped message of the run."""
-    out = []
-    for wire in t.run.wires:
-        for entry in wire.sent_and_received():
-            msg = entry.msg
-            if entry.direction == "got" and isinstance(msg, dict) and "method" not in msg and (
-                    "result" in msg or "error" in msg):
-                out.append((wire, msg, entry.data))
-    return out
-
-
-@server_case(MESSAGES, "MSG-06", audit=True)
-def responses_have_result_or_error(t: ServerCheck) -> None:
-    """Every response of the run sets exactly one of result and error, never both."""
-    for _, msg, raw in _responses(t):
-        if ("result" in msg) == ("error" in msg):
-            t.fail("MSG-06", "a response sets both result and error", got=shown(raw))
-
-
-@server_case(MESSAGES, "MSG-07", "MSG-09", audit=True)
-def errors_have_integer_codes_and_short_messages(t: ServerCheck) -> None:
-    """Every error of the run has an integer code and a string message; the message should be one
-    short sentence (one line, at most 300 characters)."""
-    for _, msg, raw in _responses(t):
-        error = msg.get("error")
-        if "error" not in msg:
-            continue
-        if not isinstance(error, dict) or not shapes.is_int(error.get("code")):
-            t.fail("MSG-07", "an error's code is not an integer", got=shown(raw))
-        message = error.get("message")
-        if not isinstance(message, str):
-            t.fail("MSG-07", "an error has no string message", got=shown(raw))
-        if "\n" in message or len(message) > 300:
-            t.check(False, "MSG-09", f"an error message is not one short sentence ({len(message)} characters)",
-                    got=shown(raw))
-            return
-
-
-def _key(request_id: Any) -> str:
-    """An id as a key that keeps its JSON type: "1", 1, 1.0 and true are four different ids."""
-    return json.dumps(request_id, sort_keys=True)
-
-
-@server_case(MESSAGES, "MSG-05", "MSG-01", audit=True)
-def each_request_gets_exactly_one_response(t: ServerCheck) -> None:
-    """Every response of the run answers a request the kit sent on that connection (or a message
-    it could not read, with id null), and no request is answered more often than it was sent
-    (the kit sends one id twice on purpose, once)."""
-    for wire in t.run.wires:
-        sent: dict[str, int] = {}
-        answered: dict[str, int] = {}
-        for entry in wire.sent_and_received():
-            msg = entry.msg
-            if entry.direction == "sent":  # requests, and the kit's deliberately bad messages (a batch too)
-                for item in (msg if isinstance(msg, list) else [msg]):
-                    if isinstance(item, dict) and "id" in item:
-                        sent[_key(item["id"])] = sent.get(_key(item["id"]), 0) + 1
-            elif entry.direction == "got" and isinstance(msg, dict) and "method" not in msg and (
-                    "result" in msg or "error" in msg):
-                rid = msg.get("id")
-                if rid is None:
-                    continue  # a parse error or an invalid message of ours
-                key = _key(rid)
-                if key not in sent:
-                    t.fail("MSG-05", f"a response carries id {rid!r}, which the kit never sent", got=shown(entry.data))
-                answered[key] = answered.get(key, 0) + 1
-                if answered[key] > sent[key]:
-                    t.fail("MSG-01", f"request {rid!r} was answered twice", got=shown(entry.data))
-
-
-@server_case(MESSAGES, "MSG-08", "MSG-02", "MSG-03", "MSG-04", audit=True)
-def server_ids_are_valid(t: ServerCheck) -> None:
-    """Requests the server sent have string or integer ids, never null, never reused on one
-    connection; its notifications (notifications/...) carry no id."""
-    for peer in t.run.peers:
-        _judge_server_ids(t, peer)
-
-
-def _judge_server_ids(t: ServerCheck, peer: Peer) -> None:
-    seen: list[Any] = []
-    for request in peer.server_requests:
-        rid = request.get("id")
-        method = str(request.get("method"))
-        if method.startswith("notifications/"):
-            t.fail("MSG-08", f"the notification {method} carries an id", got=shown(str(request)))
-        if rid is None:
-            t.fail("MSG-03", f"the request {method} has id null", got=shown(str(request)))
-        if not (isinstance(rid, str) or shapes.is_int(rid)):
-            t.fail("MSG-02", f"the request {method} has id {rid!r}, not a string or integer", got=shown(str(request)))
-        if any(type(rid) is type(s) and rid == s for s in seen):
-            t.fail("MSG-04", f"the server reused request id {rid!r}", got=shown(str(request)))
-        seen.append(rid)

@@ -21,7 +21,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .peer import Peer, Reply, waited
+from .peer import Peer, Reply, same_id, waited
+from .shapes import json_text
 from .sse_wire import SseWire
 from .stdio_wire import EXIT_GRACE, StdioWire
 from .wire import ConnectFailed, Wire, shown
@@ -129,6 +130,7 @@ class ServerRun:
         self.gone: str | None = None
         self.gone_id = "MSG-01"
         self.last_ok = "initialize"  # the last step that went well, for "stopped answering after ..."
+        self.selected: set[str] = set()  # the names of the cases this run runs (runner.run_server_cases)
         self._alive_lock = threading.Lock()
 
     # --- connections ---------------------------------------------------------------------------
@@ -153,21 +155,25 @@ class ServerRun:
             self.peers.append(peer)
         return peer
 
-    def initialized_peer(self) -> Peer:
+    def initialized_peer(self, diagnose: bool = False) -> Peer:
+        """A new connection, initialized; else SetupFailed saying why (with ``diagnose``, a silent
+        server is asked a little more, to say why: see ``diagnose_silence``)."""
         peer = self.open_peer()
         if isinstance(peer.wire, SseWire) and peer.wire.status != 200:
             raise SetupFailed(f"GET {self.target.sse} answered HTTP {peer.wire.status}")
         reply = peer.initialize()
         if not reply.is_result or not isinstance(reply.result, dict):
-            raise SetupFailed(setup_failure(peer, reply))
+            extra = diagnose_silence(peer, reply, self.options.timeout) if diagnose else ""
+            raise SetupFailed(setup_failure(peer, reply, extra))
         if self.first_start is None:
             self.first_start = peer.first_answer
         return peer
 
     def shared(self) -> Peer:
-        """The shared, initialized session (reopened if the server closed it)."""
+        """The shared, initialized session (reopened if the server closed it). The first one is
+        the run's first connection: if it fails, the run stops, so the kit says all it can why."""
         if self._shared is None or self._shared.wire.closed_by_peer:
-            self._shared = self.initialized_peer()
+            self._shared = self.initialized_peer(diagnose=self._shared is None)
         return self._shared
 
     def rough(self) -> Peer:
@@ -270,8 +276,9 @@ def _stderr_hint(wire: Wire) -> str:
     return ""
 
 
-def setup_failure(peer: Peer, reply: Reply) -> str:
-    """Why a connection could not be initialized, saying what happened (not only "nothing came")."""
+def setup_failure(peer: Peer, reply: Reply, extra: str = "") -> str:
+    """Why a connection could not be initialized, saying what happened (not only "nothing came");
+    ``extra``: what asking more told (diagnose_silence), before the server's last words."""
     wire = peer.wire
     if isinstance(wire, SseWire) and wire.endpoint is None:
         what = ("the event stream ended without an endpoint event" if wire.closed_by_peer
@@ -284,8 +291,44 @@ def setup_failure(peer: Peer, reply: Reply) -> str:
         what = f"initialize got a malformed answer: {shown(reply.got)}"
     elif reply.closed:
         what = f"the server {wire.describe_end()} before answering initialize"
+    elif reply.meanwhile and "an answer with id" in reply.meanwhile:  # the answer came, under another id
+        what = (f"initialize (id {json_text(reply.request_id)}) got no answer with its id within {waited(reply.waited)}; "
+                f"instead it sent {reply.meanwhile} (MSG-05: a response carries the id of its request, unchanged)")
     else:
         what = f"initialize got nothing within {waited(reply.waited)}"
-    if diagnosis and not reply.answered:
-        what += f"; instead it sent {diagnosis}"
-    return what + _stderr_hint(wire)
+        if diagnosis:
+            what += f"; instead it sent {diagnosis}"
+    return what + extra + _stderr_hint(wire)
+
+
+ALIVE = "mcp-ref-check-alive"  # the id of the ping that asks a silent server whether it answers at all
+
+
+def diagnose_silence(peer: Peer, reply: Reply, timeout: float) -> str:
+    """More about a first initialize that got nothing at all (no answer, no other output), as the
+    end of the setup failure's sentence. Over stdio the kit asks twice more: a ping (answered:
+    the server works, but not for initialize with id 0, which a server testing ids for truth
+    takes for no id), then it closes the server's stdin (output that comes only now was written
+    but never flushed: a pipe is block-buffered). "" when neither tells anything."""
+    wire = peer.wire
+    if reply.answered or reply.closed or reply.meanwhile or wire.received or not isinstance(wire, StdioWire):
+        return ""
+    ping = peer.request("ping", request_id=ALIVE, timeout=min(timeout, 2.0))
+    late_answer = next((i for i in peer.stray if isinstance(i.msg, dict) and "id" in i.msg
+                        and same_id(i.msg["id"], reply.request_id)), None)
+    if late_answer is not None:  # a slow start, not a silence
+        return f"; its answer came later than that (--startup): {shown(late_answer.raw)}"
+    if ping.answered:
+        return (f"; a ping sent after it (id {json_text(ALIVE)}) was answered, so the server answers requests, but "
+                f"not initialize with id {json_text(reply.request_id)}: 0 is a valid request id (MSG-02), never "
+                "take it for a missing id (a test of the id for truth does)")
+    wire.close_input()
+    late = peer.collect(min(timeout, 2.0) + EXIT_GRACE)
+    code = wire.wait_exit(EXIT_GRACE)
+    if late:
+        exited = f" and it exited with status {code}" if code is not None else ""
+        return (f"; its output came only when the kit closed its stdin{exited}: "
+                f"{shown(late[0].raw)}: it was held back, not flushed (or the server reads all of its input before it "
+                "answers); every request gets its answer (MSG-01): flush stdout after each message, since a pipe is "
+                "block-buffered (unless PYTHONUNBUFFERED is set)")
+    return ""

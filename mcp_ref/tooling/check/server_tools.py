@@ -20,6 +20,7 @@ messages. Tools are only called with ``--call-tools``: they can have side effect
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from typing import Any
@@ -28,8 +29,9 @@ from . import result_shapes, shapes
 from .helpers import FILLER, MAX_ITEMS, first_page, refused, settle, still_serving
 from .model import server_case
 from .peer import waited
-from .server_check import ServerCheck
+from .server_check import ServerCheck, code_words
 from .server_run import ToolTiming
+from .wire import shown
 
 TOOLS = "server/tools"
 CANCELLATION = "basic/utilities/cancellation"
@@ -44,16 +46,62 @@ def tools_list_is_well_formed(t: ServerCheck) -> None:
     inputSchema object of type "object"; names are unique; nextCursor, if present, is a string."""
     t.require("tools")
     _, reply, result = first_page(t, "tools/list", "tools", "TOOL-05")
-    t.shape(result_shapes.list_result(result, "tools", result_shapes.tool), "TOOL-05", "the tools/list result", reply)
+    problems = result_shapes.list_result(result, "tools", result_shapes.tool)
+    undescribed: list[str] = []
+    for i, tool in enumerate(shapes.as_list(shapes.as_dict(result).get("tools"))):
+        unmet, unsaid = schema_problems(shapes.as_dict(tool).get("inputSchema"), f"result.tools[{i}].inputSchema")
+        problems += unmet
+        undescribed += unsaid
+    t.shape(problems, "TOOL-05", "the tools/list result", reply)
+    t.check(not undescribed, "TOOL-05", f"the tools/list result names required arguments it does not describe: "
+            f"{'; '.join(undescribed[:5])}: a model reading the schema cannot know what to send", reply.sent,
+            shown(reply.got), level="SHOULD", rule=SCHEMA_RULE)
     names = [tool.get("name") for tool in t.info.tools or []]
     duplicates = sorted({str(n) for n in names if names.count(n) > 1})
     t.check(not duplicates, "TOOL-05", f"tool names listed twice: {', '.join(duplicates)}")
 
 
+SCHEMA_RULE = ("A tool's inputSchema is a JSON Schema that describes its arguments: every required argument is "
+               "among its properties, so that a model knows what to send")
+
+
+def schema_problems(schema: Any, path: str) -> tuple[list[str], list[str]]:
+    """(what makes ``schema`` unusable, what it leaves unsaid) for a tool's inputSchema. Unusable:
+    it is not valid JSON Schema (checked against its $schema's metaschema, draft 7 when it names
+    none, as mcp_ref's own tools are), or it requires an argument that its own
+    ``additionalProperties: false`` forbids, so that no call can ever be valid. Unsaid: a
+    required argument its properties do not describe."""
+    if not isinstance(schema, dict):
+        return [], []
+    import jsonschema  # here, not at the top: most runs of the kit never read a schema
+
+    unusable: list[str] = []
+    try:
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "".join(f"[{json_path(part)}]" for part in exc.path)
+        unusable.append(f"{path}{where} is not valid JSON Schema: {exc.message}")
+    properties = shapes.as_dict(schema.get("properties"))
+    unsaid = []
+    for name in shapes.as_list(schema.get("required")):
+        if isinstance(name, str) and name not in properties:
+            if schema.get("additionalProperties") is False:
+                unusable.append(f"{path}.required names {shapes.json_text(name)}, which is not among its properties, "
+                                "and additionalProperties is false: no arguments can ever meet this schema")
+            else:
+                unsaid.append(f"{path}.required names {shapes.json_text(name)}, which is not among its properties")
+    return unusable, unsaid
+
+
+def json_path(part: Any) -> str:
+    return shapes.json_text(part)
+
+
 @server_case(TOOLS, "TOOL-18")
 def unknown_tool_is_a_protocol_error(t: ServerCheck) -> None:
     """Calling a tool name the server never listed is an error response (-32602 in the page's
-    example), not a result with isError. Nothing runs, so this is always safe."""
+    example), not a result with isError, nor -32601, which would say that tools/call itself is
+    not served. Nothing runs, so this is always safe."""
     t.require("tools")
     peer = t.session()
     reply = peer.request("tools/call", {"name": f"{FILLER}-no-such-tool-{secrets.token_hex(3)}", "arguments": {}})
@@ -61,8 +109,10 @@ def unknown_tool_is_a_protocol_error(t: ServerCheck) -> None:
     if not t.check(reply.is_error, "TOOL-18", "an unknown tool was answered with a result, not an error",
                    reply.sent, reply.got):
         return
-    if reply.code != -32602:
-        t.note(f"unknown tool refused with {reply.code}; the page's example uses -32602")
+    if t.check(reply.code != -32601, "TOOL-18", "an unknown tool was answered -32601 (Method not found), which says "
+               "tools/call itself is not served: the method exists, its params name a tool that does not, which the "
+               "page's example answers -32602 (Invalid params)", reply.sent, reply.got) and reply.code != -32602:
+        t.note(f"unknown tool refused with {code_words(reply.code)}; the page's example uses -32602")
 
 
 @server_case(TOOLS, "TOOL-08")
@@ -127,6 +177,59 @@ def callable_tools(t: ServerCheck) -> list[tuple[dict[str, Any], dict[str, Any]]
     return [(tool, args) for tool, args in tools if args is not None]
 
 
+def uncallable_tools(t: ServerCheck) -> list[str]:
+    """The tools (of the first MAX_ITEMS) the kit cannot call, each with why: said in a note, never silently."""
+    out = []
+    for tool in (t.info.tools or [])[:MAX_ITEMS]:
+        schema = tool.get("inputSchema")
+        if arguments_for(schema) is not None:
+            continue
+        properties = shapes.as_dict(shapes.as_dict(schema).get("properties"))
+        hard = [name for name in shapes.as_list(shapes.as_dict(schema).get("required"))
+                if _value_for(properties.get(name)) is _UNSATISFIABLE]
+        why = (f"no value the kit can make up meets its required argument(s) {', '.join(map(shapes.json_text, hard))}"
+               + (" (not among its properties)" if any(name not in properties for name in hard) else "")
+               if hard else "its inputSchema is not an object")
+        out.append(f"{tool.get('name')}: {why}")
+    return out
+
+
+def arguments_valid(schema: Any, arguments: Any) -> bool | None:
+    """Do ``arguments`` meet ``schema``, by jsonschema? None when the schema itself is not valid."""
+    if not isinstance(schema, dict):
+        return None
+    import jsonschema
+
+    try:
+        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+        validator.check_schema(schema)
+        return bool(validator(schema).is_valid(arguments))
+    except Exception:  # not valid JSON Schema, or one jsonschema cannot use (a $ref it cannot reach): no verdict
+        return None
+
+
+# A result whose text opens as a failure report does ("Error: ...", "Error executing tool x: ...",
+# "LookupError: ...", "x failed: ...", a Python traceback). Without isError it claims a success.
+FAILURE_OPENINGS = re.compile(
+    r"^\s*(?:traceback \(most recent call last\)|(?:error|exception)\s*:"
+    r"|error (?:executing|calling|running|invoking|in|while|during|occurred)\b"
+    r"|[\w.-]+(?:\s+[\w.-]+){0,3}\s+failed\s*:)", re.IGNORECASE)
+EXCEPTION_OPENING = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception)\b\s*[:(]")
+
+
+def reads_like_a_failure(result: Any) -> str | None:
+    """The first line of the first text item of a tool result, if it opens the way a failure report
+    does (and the result does not set isError: true); else None."""
+    if not isinstance(result, dict) or result.get("isError") is True:
+        return None
+    first: str | None = next((str(item["text"]) for item in shapes.as_list(result.get("content"))
+                              if isinstance(item, dict) and item.get("type") == "text"
+                              and isinstance(item.get("text"), str)), None)
+    if first is None or not (FAILURE_OPENINGS.match(first) or EXCEPTION_OPENING.match(first)):
+        return None
+    return first.strip().splitlines()[0][:200]
+
+
 TOOL_UNION = "CallToolResult.content: TextContent, ImageContent or EmbeddedResource"
 
 
@@ -136,13 +239,16 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
     progress token, within --call-timeout, which each progress notification restarts); its result
     is a content array of text, image (base64 with a MIME type) or resource items, isError a
     boolean if present. Content types of later revisions are LC-14 (the negotiated version). A
-    -32603 for valid arguments is a tool failure that should have been an isError result. A tool
-    that overruns the budget is one finding, and the next tools are still called."""
+    -32603 for valid arguments, or a -32602 for arguments that meet the tool's inputSchema, is a
+    tool failure that should have been an isError result (TOOL-17); so is a result whose text
+    opens as a failure report does ("Error: ...", "x failed: ...") without isError: true. A tool
+    that overruns the budget is one finding, and the next tools are still called. Tools the kit
+    cannot make arguments for are named in a note, with why."""
     t.require("tools")
     peer = t.session()
     called = callable_tools(t)
     if not called:
-        t.skip("no tool has an input schema the kit can satisfy")
+        t.skip("no tool has an input schema the kit can satisfy: " + "; ".join(uncallable_tools(t)))
     budget = t.run.options.call_timeout
     for number, (tool, arguments) in enumerate(called):
         name = tool.get("name")
@@ -162,13 +268,27 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
             peer.notify("notifications/cancelled", {"requestId": reply.request_id, "reason": "over --call-timeout"})
             continue
         if reply.is_error:
-            t.check(reply.code != -32603, "TOOL-17", f"{name} failed with -32603 instead of an isError result",
-                    reply.sent, reply.got)
-            t.note(f"{name}: error {reply.code}")
+            valid = arguments_valid(tool.get("inputSchema"), arguments)
+            if reply.code == -32602 and valid:
+                t.check(False, "TOOL-17", f"{name} was refused with -32602 (Invalid params), though its arguments meet "
+                        "its inputSchema (jsonschema says so): arguments the schema accepts are not invalid params, so "
+                        "this is the tool failing as it ran, which is a result with isError: true (if the tool's "
+                        "rules are stricter than its schema, its schema should say so)", reply.sent, reply.got)
+            else:
+                t.check(reply.code != -32603, "TOOL-17", f"{name} failed with -32603 instead of an isError result",
+                        reply.sent, reply.got)
+            t.note(f"{name}: error {code_words(reply.code)}")
             continue
         t.content(result_shapes.call_tool_result(reply.result), "TOOL-05", f"the result of {name}", reply, TOOL_UNION)
+        failure = reads_like_a_failure(reply.result)
+        t.check(failure is None, "TOOL-17", f"the result of {name} reads like a failure report "
+                f"({shapes.json_text(failure)}) but does not set isError: true, so a client takes it for a success "
+                "(TOOL-19: a result without isError is one); a tool that fails says so with isError: true",
+                reply.sent, reply.got)
     t.note(f"called {len(called)} tool(s): " + ", ".join(
         f"{tool.get('name')} ({t.run.tool_timings[str(tool.get('name'))].seconds:.1f} s)" for tool, _ in called))
+    for why in uncallable_tools(t):
+        t.note(f"not called: {why}")
 
 
 SLOW = 1.0  # seconds: a tool that took this long (or reported progress twice) can be cancelled while it runs
@@ -222,24 +342,98 @@ def wrong_arguments(schema: Any) -> dict[str, Any]:
 @server_case(TOOLS, "TOOL-08", call_tools=True)
 def tool_arguments_are_validated(t: ServerCheck) -> None:
     """With --call-tools: a tool called without its required arguments, with arguments that are not
-    an object, or with every argument of the wrong type (a number for a string, a string for a
-    number...), is refused (-32602) or fails with isError; it must not succeed. A tool that runs
-    on arguments its schema rules out (adding two strings, say) was not checked before it ran."""
+    an object, with every argument of the wrong type (a number for a string, a string for a
+    number...), with a number outside its minimum or maximum, or with an argument its schema
+    forbids (additionalProperties: false) beside valid ones, is refused (-32602) or fails with
+    isError; it must not succeed. A tool that runs on arguments its schema rules out (adding two
+    strings, say) was not checked before it ran. And the check accepts what the schema accepts: a
+    tool that requires no argument, called without the optional "arguments" member, is not
+    refused. A refusal with isError is accepted (the tools page also counts "invalid input data"
+    among tool errors), and noted: the page lists invalid arguments among protocol errors."""
     t.require("tools")
     peer = t.session()
-    tool = next((tool for tool in t.info.tools or [] if (tool.get("inputSchema") or {}).get("required")), None)
-    calls = []
+    tools = (t.info.tools or [])[:MAX_ITEMS]
+    tool = next((tool for tool in tools if shapes.as_dict(tool.get("inputSchema")).get("required")), None)
+    calls: list[tuple[dict[str, Any], str, Any]] = []
     if tool is not None:
         calls += [(tool, "without its required arguments", {}), (tool, "with arguments that are not an object", FILLER)]
-    for typed in (t.info.tools or [])[:MAX_ITEMS]:
+    for typed in tools:
         wrong = wrong_arguments(typed.get("inputSchema"))
         if wrong:
             calls.append((typed, f"with every argument of the wrong type ({', '.join(sorted(wrong))})", wrong))
+        calls += [(typed, label, arguments) for label, arguments in out_of_bounds(typed.get("inputSchema"))]
     if not calls:
         t.skip("no tool has required or typed arguments")
+    iserror = []
     for tool, label, arguments in calls:
         reply = peer.request("tools/call", {"name": tool["name"], "arguments": arguments})
         t.answered(reply, f"tools/call {tool['name']} {label}")
         failed = reply.is_error or (isinstance(reply.result, dict) and reply.result.get("isError") is True)
         t.check(failed, "TOOL-08", f"{tool['name']} {label} succeeded: a server checks the arguments against the "
                 "tool's inputSchema before it runs the tool", reply.sent, reply.got)
+        if not reply.is_error and failed:
+            iserror.append(f"{tool['name']} {label}")
+    if iserror:
+        t.note(f"refused with an isError result, not an error response: {'; '.join(iserror[:3])}. The tools page lists "
+               "invalid arguments among protocol errors (a JSON-RPC error, -32602), and \"invalid input data\" among "
+               "tool errors: either is accepted")
+    _booleans_for_numbers(t, peer, tools)
+    _no_arguments(t, peer, tools)
+
+
+def out_of_bounds(schema: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Calls that break ``schema`` in one argument alone, the others valid: a number just outside
+    its minimum or maximum, and an argument the schema forbids (additionalProperties: false)."""
+    base = arguments_for(schema)
+    if base is None:
+        return []
+    calls = []
+    for name, prop in shapes.as_dict(shapes.as_dict(schema).get("properties")).items():
+        if not isinstance(prop, dict) or prop.get("type") not in ("integer", "number"):
+            continue
+        for bound, step, word in (("minimum", -1, "below its minimum"), ("maximum", 1, "above its maximum")):
+            if shapes.is_number(prop.get(bound)):
+                value = prop[bound] + step
+                calls.append((f"with {name} = {shapes.json_text(value)}, {word} ({prop[bound]})", {**base, name: value}))
+    if shapes.as_dict(schema).get("additionalProperties") is False:
+        calls.append((f"with an argument its schema does not allow ({UNKNOWN_ARGUMENT}, beside valid ones)",
+                      {**base, UNKNOWN_ARGUMENT: 1}))
+    return calls
+
+
+UNKNOWN_ARGUMENT = f"{FILLER}-unknown"
+
+
+def _booleans_for_numbers(t: ServerCheck, peer: Any, tools: list[dict[str, Any]]) -> None:
+    """true for an integer or a number, the other arguments valid: JSON Schema's numbers exclude
+    booleans, but validators that convert (pydantic's lax mode, and so the official Python SDK)
+    take true for 1. Lenient validation is still validation: noted, never failed."""
+    for tool in tools:
+        schema = tool.get("inputSchema")
+        base = arguments_for(schema)
+        numbers = [name for name, prop in shapes.as_dict(shapes.as_dict(schema).get("properties")).items()
+                   if isinstance(prop, dict) and prop.get("type") in ("integer", "number")]
+        if base is None or not numbers:
+            continue
+        reply = peer.request("tools/call", {"name": tool["name"], "arguments": {**base, **{n: True for n in numbers}}})
+        t.answered(reply, f"tools/call {tool['name']} with true for {', '.join(numbers)}")
+        if reply.is_result and shapes.as_dict(reply.result).get("isError") is not True:
+            t.note(f"{tool['name']} took true for {', '.join(numbers)}: JSON Schema's integer and number exclude "
+                   "booleans, though validators that convert (pydantic's lax mode) take true for 1")
+        return
+
+
+def _no_arguments(t: ServerCheck, peer: Any, tools: list[dict[str, Any]]) -> None:
+    """A tool whose schema requires nothing, called without "arguments" (optional in 2024-11-05's
+    CallToolRequest): arguments the schema accepts must not be refused. The quickest such tool
+    is called (tools.tool-results-are-well-formed timed them)."""
+    free = [tool for tool in tools if isinstance(tool.get("inputSchema"), dict) and arguments_for(tool["inputSchema"]) == {}]
+    if not free:
+        return
+    timing = t.run.tool_timings
+    tool = min(free, key=lambda tool: timing[str(tool.get("name"))].seconds if str(tool.get("name")) in timing else 1e9)
+    reply = peer.wait(peer.send_request("tools/call", {"name": tool["name"]}), t.run.options.call_timeout)
+    t.answered(reply, f"tools/call {tool['name']} without arguments")
+    t.check(not reply.is_error, "TOOL-08", f"{tool['name']}, whose inputSchema requires no argument, was refused when "
+            "called without the \"arguments\" member, which 2024-11-05 makes optional: a check against the schema "
+            "accepts what the schema accepts", reply.sent, reply.got)

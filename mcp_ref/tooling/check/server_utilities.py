@@ -61,7 +61,7 @@ def invalid_level_is_32602(t: ServerCheck) -> None:
     peer = t.session()
     for level in (f"{FILLER}-verbose", 42, {"name": "debug"}):
         reply = peer.request("logging/setLevel", {"level": level})
-        t.expect_error(reply, "LOG-03", f"logging/setLevel {level!r}", (-32602,))
+        t.expect_error(reply, "LOG-03", f"logging/setLevel {shapes.json_text(level)}", (-32602,))
 
 
 @server_case(LOGGING, "LOG-01")
@@ -85,10 +85,10 @@ def log_messages_are_declared_and_well_formed(t: ServerCheck) -> None:
             if note.get("method") != "notifications/message":
                 continue
             if not t.info.declares("logging"):
-                t.fail("LOG-01", "sent a log message without declaring logging", got=shown(str(note)))
+                t.fail("LOG-01", "sent a log message without declaring logging", got=shown(shapes.json_text(note)))
             problems = result_shapes.log_message(note.get("params"))
             if problems:
-                t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(str(note)))
+                t.fail("LOG-01", f"a log message is malformed: {'; '.join(problems)}", got=shown(shapes.json_text(note)))
 
 
 LOG_FLOOD = 100  # log notifications within one second (wire.LOG_WINDOW) that make a flood
@@ -256,7 +256,8 @@ def cursors_lead_through_every_page(t: ServerCheck) -> None:
             if not isinstance(cursor, str):
                 break
             if cursor in cursors:
-                t.fail("PAG-02", f"{method}: the cursor {cursor!r} came back again (a loop)", reply.sent, shown(reply.got))
+                t.fail("PAG-02", f"{method}: the cursor {shapes.json_text(cursor)} came back again (a loop)", reply.sent,
+                       shown(reply.got))
             cursors.append(cursor)
             params = {"cursor": cursor}
         paged += bool(cursors)

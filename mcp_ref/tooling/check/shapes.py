@@ -34,6 +34,15 @@ def _type_name(value: Any) -> str:
         type(value), "number" if isinstance(value, (int, float)) else type(value).__name__)
 
 
+def json_text(value: Any) -> str:
+    """A value a peer sent, as JSON writes it: reports speak JSON (null, "1", true), not Python (None, '1', True)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")  # line breaks to a terminal
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one: for reading what a peer sent."""
     return value if isinstance(value, dict) else {}
@@ -95,7 +104,7 @@ def envelope_problem(msg: Any) -> str | None:
     if not isinstance(msg, dict):
         return "is not a JSON object (2024-11-05 has no batches)"
     if msg.get("jsonrpc") != "2.0":
-        return f"has jsonrpc {msg.get('jsonrpc')!r}, not \"2.0\""
+        return f"has jsonrpc {json_text(msg.get('jsonrpc'))}, not \"2.0\"" if "jsonrpc" in msg else 'has no "jsonrpc": "2.0"'
     if "method" not in msg and "result" not in msg and "error" not in msg:
         return "is neither a request, a notification nor a response"
     if "method" in msg and not isinstance(msg["method"], str):

@@ -92,6 +92,7 @@ def shown(text: str | None) -> str:
     """A message shortened for a report."""
     if text is None:
         return "(nothing)"
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")  # line breaks to a terminal
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} characters)"
 
 
@@ -147,6 +148,7 @@ class Wire:
         self._log_times: deque[float] = deque()
         self._reading = threading.Event()  # cleared: the kit stops reading (a stalled client, --hostile)
         self._reading.set()
+        self._partial = bytearray()  # what the peer wrote after its last newline, not yet a line
 
     def pause(self) -> None:
         """Stop reading what the peer sends (its writes fill the pipe or socket, then block)."""
@@ -221,7 +223,7 @@ class Wire:
         """Split what ``read`` returns into lines until end of stream (or a broken channel):
         each is recorded in ``lines`` and delivered; an unterminated last line is too. A line
         longer than MAX_LINE is not kept: it is delivered as a problem, and skipped to its end."""
-        buffer = bytearray()
+        buffer = self._partial
         skipping = 0  # bytes of an over-long line seen so far (0: not skipping)
         try:
             while self._reading.wait() and (chunk := read(65536)):
@@ -256,6 +258,12 @@ class Wire:
             self._line(b"", problem=f"{OVER_CAP} ({skipping} bytes)", counted=True)
         elif buffer:
             self._line(bytes(buffer))
+            buffer.clear()
+
+    def unterminated(self) -> bytes:
+        """The start (200 bytes at most) of what the peer has written since its last newline: a
+        message still on its way, or one written without the newline that ends it."""
+        return bytes(self._partial[:200])
 
     def _line(self, line: bytes, problem: str | None = None, counted: bool = False) -> None:
         if len(self.lines) < MAX_TRANSCRIPT:
@@ -288,9 +296,16 @@ class Wire:
         """What was wrong with what the peer sent, for a connection that never worked."""
         parts = []
         for kind, count in self.problems.items():
+            first = self.first_problem.get(kind)
             what = {"not JSON": "a line that is not JSON (TR-04: only MCP messages on stdout)",
                     "not UTF-8": "bytes that are not UTF-8"}.get(kind, kind)
-            parts.append(f"{what}, {count} time(s), first: {shown(self.first_problem.get(kind))}")
+            if kind == "not JSON" and first is not None and first.strip() in ("{", "["):
+                what = "a line that is not JSON (pretty-printed JSON, it seems: each message is one line, TR-02)"
+            parts.append(f"{what}, {count} time(s), first: {shown(first) if first else '(a blank line)'}")
+        tail = self.unterminated()
+        if tail:
+            parts.append(f"bytes with no newline after them, {shown(tail.decode('utf-8', 'replace'))} (each message "
+                         "ends with a newline, TR-02)")
         return "; ".join(parts)
 
     def send(self, msg: Any) -> str:
