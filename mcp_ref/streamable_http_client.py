@@ -18,9 +18,15 @@ In short (the server's side and the whole picture are in streamable_http.py):
    not visible ASCII, SHTTP-36) and send it with every later request (SHTTP-37), with
    ``MCP-Protocol-Version`` once the version is negotiated (a header of revision 2025-06-18,
    accepted by servers of every revision since).
-4. After ``notifications/initialized`` we open the GET stream (SHTTP-23, 24) for what belongs to
-   no request; a server may refuse it (405, SHTTP-25) or end it: we open it again a second
-   later, which also tells whether the session and the server are still there.
+4. Before we POST ``notifications/initialized`` we open the GET stream (SHTTP-23, 24) for what
+   belongs to no request, and wait (up to ``GET_WAIT`` seconds) for the server's answer to it:
+   a server may send a notification (``list_changed``) the moment it hears we are initialized,
+   and with the stream already open it has somewhere to send it (a server without a stream
+   may drop such a message, as the TypeScript SDK's does). The session id is known by then, as
+   the spec asks. A server may refuse the stream (405, SHTTP-25: then there is none), or refuse
+   it until it is initialized (any other 4xx: we ask once more after the POST), or end it: we
+   open it again a second later, which also tells whether the session and the server are still
+   there.
 5. HTTP 404 for our session means it has ended (SHTTP-39): the connection ends, and every call
    waiting fails with ``ConnectionClosed`` saying the session expired; a new session takes a new
    ``Client.http(...)`` (SHTTP-40). A server we cannot reach any more ends it too.
@@ -57,8 +63,8 @@ from typing import Any
 
 from . import messages
 from .machinery.http_client import (
+    MCP_ENDPOINT,
     HttpError,
-    cause_of,
     http_session,
     post_resent_once,
     read_body,
@@ -66,6 +72,7 @@ from .machinery.http_client import (
     socket_of,
     sse_events,
     stop_reading,
+    unreachable,
     why_refused,
 )
 from .machinery.memory import put_end_marker
@@ -82,6 +89,7 @@ DEFAULT_MAX_QUEUED = 1000  # messages read and not yet taken by the session
 DELETE_TIMEOUT = 2.0  # seconds closing waits for the server to take the DELETE
 PROBE_TIMEOUT = 2.0  # seconds to learn whether the server is still there, after a stream broke
 REOPEN_DELAY = 1.0  # seconds before the GET stream is opened again after it ended
+GET_WAIT = 2.0  # seconds the initialized POST waits for the server's answer to the GET (point 4)
 
 
 class SessionExpired(ConnectionError):
@@ -125,8 +133,11 @@ class StreamableHttpClientTransport:
         self._streams: dict[RequestId, _ResponseStream] = {}
         self._listening: _ResponseStream | None = None  # the GET stream's response, while open
         self._listener: threading.Thread | None = None
+        self._get_answered = threading.Event()  # the first GET has its answer: a stream, or none
+        self._initialized_sent = threading.Event()
         self._initialize_id: RequestId | None = None
         self._closing = threading.Event()
+        self._reached = False  # the server has answered an HTTP request of ours
         self._ended: str | None = None  # why the connection ended, once it has
         self._end_seen = False
 
@@ -156,6 +167,9 @@ class StreamableHttpClientTransport:
         is_request = method is not None and "id" in msg
         if method == "initialize" and is_request:
             self._initialize_id = msg["id"]
+        elif method == "notifications/initialized":  # SHTTP-23: the stream first, so nothing sent on
+            self._start_listening()  # being initialized is lost (point 4)
+            self._get_answered.wait(min(bound, GET_WAIT))
         elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
@@ -166,19 +180,30 @@ class StreamableHttpClientTransport:
             # of an idle kept-alive connection (machinery/http_client.py, point 7).
             response = post_resent_once(self._http, lambda left: self._http.post(
                 self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
-        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+        except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
+            if self._reached and isinstance(exc, requests.Timeout):
+                raise TimeoutError(f"POST to {self.url}: no connection within {bound:g} s") from None
+            # One sentence of what happened and what to check, as HTTP with SSE says it (sse_client.py):
+            # the connection ends, and so every call waiting on it fails at once with this reason.
+            reason = self._unreachable(exc, bound)
+            self._end(reason)
+            raise ConnectionClosed(reason) from None
+        except requests.Timeout as exc:  # the session turns it into RequestTimeout for the caller
+            if not self._reached:  # not one HTTP answer yet: this is no MCP endpoint, or a stuck one (as for SSE)
+                reason = self._unreachable(exc, bound)
+                self._end(reason)
+                raise ConnectionClosed(reason) from None
             raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
-        except requests.ConnectionError as exc:
-            raise self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}") from None
-        except requests.RequestException as exc:
-            raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
+        except requests.RequestException as exc:  # not an http(s) URL, a URL that cannot be read
+            raise ConnectionClosed(self._unreachable(exc, bound)) from None
+        self._reached = True
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:
             stop_reading(socket_of(response), response)
             raise
         if method == "notifications/initialized":
-            self._start_listening()  # SHTTP-23: now the session is in operation
+            self._initialized_sent.set()
 
     def _headers(self, *, json_body: bool = False, accept: str = ACCEPT_BOTH) -> dict[str, str]:
         headers = {"Accept": accept}
@@ -233,6 +258,12 @@ class StreamableHttpClientTransport:
             raise HttpError(f"POST to {self.url} answered with content type {kind!r}, neither "
                             "application/json nor text/event-stream; is this an MCP endpoint?", status)
 
+    def _unreachable(self, exc: Exception, timeout: float) -> str:
+        """Why the server cannot be reached, what to check: ``could not connect to URL: ...`` before
+        it ever answered, ``could not reach URL any more: ...`` after (machinery/http_client.py)."""
+        what = "could not reach {} any more" if self._reached else "could not connect to {}"
+        return f"{what.format(self.url)}: {unreachable(self.url, exc, timeout, MCP_ENDPOINT)}"
+
     def _keep_session_id(self, session_id: str | None) -> None:
         if session_id is None:
             return  # a server without sessions
@@ -273,7 +304,7 @@ class StreamableHttpClientTransport:
         try:  # any answer at all says the server is there; HEAD has no meaning in MCP
             self._http.head(self.url, headers=self._headers(), timeout=(PROBE_TIMEOUT, PROBE_TIMEOUT))
         except requests.ConnectionError as exc:
-            self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
+            self._end(self._unreachable(exc, PROBE_TIMEOUT))
             return
         except requests.RequestException:
             pass
@@ -300,50 +331,71 @@ class StreamableHttpClientTransport:
 
     def _listen(self) -> None:
         """The GET stream (SHTTP-23): opened, read, and opened again when the server ends it,
-        until the server refuses it, the session ends or we close."""
+        until the server refuses it, the session ends or we close (point 4)."""
+        asked_again = False
+        try:
+            while not self._closing.is_set():
+                response, status = self._open_get()
+                if response is None and status is not None and not asked_again and status not in (404, 405):
+                    # Refused, perhaps only until the server is initialized: once more after the POST.
+                    asked_again = True
+                    self._get_answered.set()
+                    while not (self._initialized_sent.wait(0.5) or self._closing.is_set()):
+                        pass
+                    continue
+                if response is None:
+                    return
+                stream = _ResponseStream(response, "", "GET")
+                if stream.socket is not None:
+                    stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
+                with self._lock:
+                    self._listening = stream
+                if self._closing.is_set():
+                    stream.abandon()
+                self._get_answered.set()  # the server holds our stream: what it sends from now on comes here
+                try:
+                    for event, data in sse_events(short_reads(response), self.max_message_bytes):
+                        if event == "message" and not self._deliver(data.encode("utf-8")):
+                            return
+                except Exception as exc:
+                    log.debug("the GET stream at %s broke: %s", self.url, exc)
+                finally:
+                    with self._lock:
+                        self._listening = None
+                    stop_reading(stream.socket, response)
+                self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
+        finally:
+            self._get_answered.set()
+
+    def _open_get(self) -> tuple[Any, int | None]:
+        """One GET for the stream: ``(response, 200)`` when it is open; ``(None, status)`` when the
+        server refused it (405: it offers none, SHTTP-25; 404: the session is gone); ``(None, None)``
+        when it could not be asked (the server is gone: the connection ends)."""
         import requests
 
-        while not self._closing.is_set():
-            try:  # SHTTP-24: it accepts an event stream
-                response = self._http.get(self.url, headers=self._headers(accept="text/event-stream"),
-                                          timeout=(self.timeout, self.timeout), stream=True)
-            except requests.ConnectionError as exc:
-                if not self._closing.is_set():
-                    self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
-                return
-            except requests.RequestException as exc:
-                log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
-                         "will not arrive", self.url, exc)
-                return
-            if response.status_code == 404 and self.session_id is not None:
-                response.close()
-                self._expired()
-                return
-            kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-            if response.status_code != 200 or kind != "text/event-stream":  # SHTTP-25: 405, no GET stream here
-                response.close()
-                if response.status_code != 405:
-                    log.info("the GET stream at %s was refused: HTTP %d (%s)", self.url, response.status_code,
-                             kind or "no content type")
-                return
-            stream = _ResponseStream(response, "", "GET")
-            if stream.socket is not None:
-                stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
-            with self._lock:
-                self._listening = stream
-            if self._closing.is_set():
-                stream.abandon()
-            try:
-                for event, data in sse_events(short_reads(response), self.max_message_bytes):
-                    if event == "message" and not self._deliver(data.encode("utf-8")):
-                        return
-            except Exception as exc:
-                log.debug("the GET stream at %s broke: %s", self.url, exc)
-            finally:
-                with self._lock:
-                    self._listening = None
-                stop_reading(stream.socket, response)
-            self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
+        try:  # SHTTP-24: it accepts an event stream
+            response = self._http.get(self.url, headers=self._headers(accept="text/event-stream"),
+                                      timeout=(self.timeout, self.timeout), stream=True)
+        except requests.ConnectionError as exc:
+            if not self._closing.is_set():
+                self._end(self._unreachable(exc, self.timeout))
+            return None, None
+        except requests.RequestException as exc:
+            log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
+                     "will not arrive", self.url, exc)
+            return None, None
+        status = response.status_code
+        if status == 404 and self.session_id is not None:
+            response.close()
+            self._expired()
+            return None, status
+        kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if status != 200 or kind != "text/event-stream":  # SHTTP-25: 405, no GET stream here
+            response.close()
+            if status != 405:
+                log.info("the GET stream at %s was refused: HTTP %d (%s)", self.url, status, kind or "no content type")
+            return None, status
+        return response, status
 
     def _deliver(self, data: bytes) -> bool:
         """Into the session's inbox, waiting for room (a slow session slows the reading of the
