@@ -65,14 +65,17 @@ from . import messages
 from .machinery.http_client import (
     MCP_ENDPOINT,
     HttpError,
+    ResponseStream,
+    answers,
+    could_not_reach,
     http_session,
+    open_event_stream,
     post_resent_once,
     read_body,
     short_reads,
     socket_of,
     sse_events,
     stop_reading,
-    unreachable,
     why_refused,
 )
 from .machinery.memory import put_end_marker
@@ -96,21 +99,6 @@ class SessionExpired(ConnectionError):
     """The server answered 404 for our session: it ended, or the server restarted (SHTTP-39)."""
 
 
-class _ResponseStream:
-    """One POST's event stream, read by a thread of its own until the answer to ``request_id``."""
-
-    def __init__(self, response: Any, request_id: RequestId, method: str) -> None:
-        self.response = response
-        self.request_id = request_id
-        self.method = method
-        self.socket = socket_of(response)
-        self.abandoned = False  # we closed it ourselves: cancelled, or the transport closed
-
-    def abandon(self) -> None:
-        self.abandoned = True
-        stop_reading(self.socket, self.response)
-
-
 class StreamableHttpClientTransport:
     """The client's end: one ``requests.Session``; each ``send`` a POST to ``url``.
 
@@ -130,8 +118,8 @@ class StreamableHttpClientTransport:
         self._http = http_session(url, headers, proxies, verify)
         self._inbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
         self._lock = threading.Lock()
-        self._streams: dict[RequestId, _ResponseStream] = {}
-        self._listening: _ResponseStream | None = None  # the GET stream's response, while open
+        self._streams: dict[RequestId, ResponseStream] = {}
+        self._listening: ResponseStream | None = None  # the GET stream's response, while open
         self._listener: threading.Thread | None = None
         self._get_answered = threading.Event()  # the first GET has its answer: a stream, or none
         self._initialized_sent = threading.Event()
@@ -183,19 +171,13 @@ class StreamableHttpClientTransport:
         except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
             if self._reached and isinstance(exc, requests.Timeout):
                 raise TimeoutError(f"POST to {self.url}: no connection within {bound:g} s") from None
-            # One sentence of what happened and what to check, as HTTP with SSE says it (sse_client.py):
-            # the connection ends, and so every call waiting on it fails at once with this reason.
-            reason = self._unreachable(exc, bound)
-            self._end(reason)
-            raise ConnectionClosed(reason) from None
+            raise self._gone(exc, bound) from None
         except requests.Timeout as exc:  # the session turns it into RequestTimeout for the caller
             if not self._reached:  # not one HTTP answer yet: this is no MCP endpoint, or a stuck one (as for SSE)
-                reason = self._unreachable(exc, bound)
-                self._end(reason)
-                raise ConnectionClosed(reason) from None
+                raise self._gone(exc, bound) from None
             raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
         except requests.RequestException as exc:  # not an http(s) URL, a URL that cannot be read
-            raise ConnectionClosed(self._unreachable(exc, bound)) from None
+            raise self._gone(exc, bound) from None
         self._reached = True
         try:
             self._take_response(response, msg, is_request, deadline)
@@ -243,7 +225,7 @@ class StreamableHttpClientTransport:
                 response.close()
             self._deliver(body)
         elif kind == "text/event-stream":  # SHTTP-15, SHTTP-16, SHTTP-17, SHTTP-29: read on, on a thread of its own
-            stream = _ResponseStream(response, msg["id"], msg["method"])
+            stream = ResponseStream(response, msg["id"], msg["method"])
             if stream.socket is not None:
                 stream.socket.settimeout(None)  # it may stay quiet as long as its request runs
             with self._lock:
@@ -258,11 +240,12 @@ class StreamableHttpClientTransport:
             raise HttpError(f"POST to {self.url} answered with content type {kind!r}, neither "
                             "application/json nor text/event-stream; is this an MCP endpoint?", status)
 
-    def _unreachable(self, exc: Exception, timeout: float) -> str:
-        """Why the server cannot be reached, what to check: ``could not connect to URL: ...`` before
-        it ever answered, ``could not reach URL any more: ...`` after (machinery/http_client.py)."""
-        what = "could not reach {} any more" if self._reached else "could not connect to {}"
-        return f"{what.format(self.url)}: {unreachable(self.url, exc, timeout, MCP_ENDPOINT)}"
+    def _gone(self, exc: Exception, timeout: float) -> ConnectionClosed:
+        """The server cannot be reached: the connection ends, so every call waiting on it fails at
+        once, saying what happened and what to check, as HTTP with SSE says it (http_client.py)."""
+        reason = could_not_reach(self.url, exc, timeout, reached=self._reached, endpoint=MCP_ENDPOINT)
+        self._end(reason)
+        return ConnectionClosed(reason)
 
     def _keep_session_id(self, session_id: str | None) -> None:
         if session_id is None:
@@ -273,7 +256,7 @@ class StreamableHttpClientTransport:
 
     # --- reading streams ----------------------------------------------------------------------
 
-    def _read_stream(self, stream: _ResponseStream) -> None:
+    def _read_stream(self, stream: ResponseStream) -> None:
         """Hand every message of a POST's stream to the session, until the answer (SHTTP-16)."""
         answered, problem = False, "the server ended the stream"
         try:
@@ -283,7 +266,7 @@ class StreamableHttpClientTransport:
                 payload = data.encode("utf-8")
                 if not self._deliver(payload):
                     return  # closing
-                if _answers(payload, stream.request_id):
+                if answers(payload, stream.request_id):
                     answered = True
                     return
         except Exception as exc:  # broken, or hostile (an event too large, bytes not UTF-8)
@@ -296,7 +279,7 @@ class StreamableHttpClientTransport:
             if not answered and not stream.abandoned and not self._closing.is_set():
                 self._stream_lost(stream, problem)
 
-    def _stream_lost(self, stream: _ResponseStream, problem: str) -> None:
+    def _stream_lost(self, stream: ResponseStream, problem: str) -> None:
         """A stream ended before its answer. If the server cannot be reached any more, the whole
         connection ends (every waiting call fails at once); else only this request fails."""
         import requests
@@ -304,7 +287,7 @@ class StreamableHttpClientTransport:
         try:  # any answer at all says the server is there; HEAD has no meaning in MCP
             self._http.head(self.url, headers=self._headers(), timeout=(PROBE_TIMEOUT, PROBE_TIMEOUT))
         except requests.ConnectionError as exc:
-            self._end(self._unreachable(exc, PROBE_TIMEOUT))
+            self._gone(exc, PROBE_TIMEOUT)
             return
         except requests.RequestException:
             pass
@@ -345,7 +328,7 @@ class StreamableHttpClientTransport:
                     continue
                 if response is None:
                     return
-                stream = _ResponseStream(response, "", "GET")
+                stream = ResponseStream(response, "", "GET")
                 if stream.socket is not None:
                     stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
                 with self._lock:
@@ -374,27 +357,20 @@ class StreamableHttpClientTransport:
         import requests
 
         try:  # SHTTP-24: it accepts an event stream
-            response = self._http.get(self.url, headers=self._headers(accept="text/event-stream"),
-                                      timeout=(self.timeout, self.timeout), stream=True)
+            response, status = open_event_stream(self._http, self.url, self._headers(accept="text/event-stream"),
+                                                 self.timeout)
         except requests.ConnectionError as exc:
             if not self._closing.is_set():
-                self._end(self._unreachable(exc, self.timeout))
+                self._gone(exc, self.timeout)
             return None, None
         except requests.RequestException as exc:
             log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
                      "will not arrive", self.url, exc)
             return None, None
-        status = response.status_code
         if status == 404 and self.session_id is not None:
-            response.close()
             self._expired()
-            return None, status
-        kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if status != 200 or kind != "text/event-stream":  # SHTTP-25: 405, no GET stream here
-            response.close()
-            if status != 405:
-                log.info("the GET stream at %s was refused: HTTP %d (%s)", self.url, status, kind or "no content type")
-            return None, status
+        elif response is None and status != 405:  # SHTTP-25: 405, no GET stream here
+            log.info("the GET stream at %s was refused: HTTP %d, no event stream", self.url, status)
         return response, status
 
     def _deliver(self, data: bytes) -> bool:
@@ -466,18 +442,6 @@ class StreamableHttpClientTransport:
         if self._ended is not None:
             return self._ended
         return "the client closed the connection" if self._closing.is_set() else "the connection ended"
-
-
-def _answers(data: bytes, request_id: RequestId) -> bool:
-    """Whether ``data`` is the answer (a response) to ``request_id``."""
-    try:
-        msg = json.loads(data)
-    except ValueError:
-        return False
-    if not isinstance(msg, dict) or "method" in msg:
-        return False
-    answer_id = msg.get("id")
-    return answer_id == request_id and type(answer_id) is type(request_id)
 
 
 __all__ = ["SessionExpired", "StreamableHttpClientTransport"]

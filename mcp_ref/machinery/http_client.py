@@ -13,7 +13,8 @@ client ends of both HTTP transports raise for a refused request). In short:
    socket down.
 3. ``short_reads(response, deadline)``: whatever bytes have arrived, at once (iterating a
    response would hold events back until a buffer fills), each read ending by ``deadline()``.
-4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size.
+4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size;
+   ``open_event_stream(session, url, headers, timeout)``: a GET answered with an event stream.
 5. ``sse_events(chunks, limit)``: ``(event, data)`` for each event of a ``text/event-stream``:
    lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several ``data:`` lines joined
    with newlines), comments and other fields skipped, an event dispatched at a blank line.
@@ -23,11 +24,14 @@ client ends of both HTTP transports raise for a refused request). In short:
 7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
    server had closed while it was idle (the server never answered it: it may be sent once more,
    after ``drop_idle_connections(session)``; ``post_resent_once`` does both).
-8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now.
+8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now; a
+   ``ResponseStream`` is a streaming response with its socket, stopped by ``abandon()``, and
+   ``answers(data, request_id)`` tells whether a message read from it is the awaited answer.
 9. ``unreachable(url, exc, timeout, endpoint)``: why a server could not be reached, in one
    sentence of our own, what happened and then what to check (``nothing is listening at
    127.0.0.1:8000 (connection refused); check that the server is running and ...``), never
-   the text of requests' and urllib3's exceptions. Both HTTP clients say it.
+   the text of requests' and urllib3's exceptions. Both HTTP clients say it (``could_not_reach``
+   puts ``could not connect to URL`` or ``could not reach URL any more`` in front).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import messages
-from ..messages import CONNECTION_CLOSED, McpError
+from ..messages import CONNECTION_CLOSED, McpError, RequestId
 
 READ_CHUNK = 64 * 1024
 
@@ -115,6 +119,18 @@ def read_body(response: Any, deadline: float, limit: int) -> bytes:
         if len(body) > limit:
             raise ValueError(f"the body is larger than {limit} bytes")
     return bytes(body)
+
+
+def open_event_stream(session: Any, url: str, headers: dict[str, str], timeout: float) -> tuple[Any, int]:
+    """GET ``url`` for an event stream, waiting ``timeout`` for the answer to begin: ``(response,
+    200)`` when one is open; ``(None, status)`` when the server answered anything else (that
+    response closed). Raises what requests raises."""
+    response = session.get(url, headers=headers, timeout=(timeout, timeout), stream=True)
+    kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if response.status_code == 200 and kind == "text/event-stream":
+        return response, 200
+    response.close()
+    return None, int(response.status_code)
 
 
 def first_words(response: Any, timeout: float, limit: int = 200) -> str:
@@ -193,6 +209,34 @@ def closed_before_answering(exc: Exception) -> bool:
                                          "BrokenPipeError"))
 
 
+class ResponseStream:
+    """One streaming response (a POST's event stream, or the GET stream), read by a thread of
+    its own until the answer to ``request_id`` (for the GET stream: none); ``abandon`` stops it."""
+
+    def __init__(self, response: Any, request_id: RequestId, method: str) -> None:
+        self.response = response
+        self.request_id = request_id
+        self.method = method
+        self.socket = socket_of(response)
+        self.abandoned = False  # we closed it ourselves: cancelled, or the transport closed
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        stop_reading(self.socket, self.response)
+
+
+def answers(data: bytes, request_id: RequestId) -> bool:
+    """Whether ``data`` is the answer (a response) to ``request_id``."""
+    try:
+        msg = json.loads(data)
+    except ValueError:
+        return False
+    if not isinstance(msg, dict) or "method" in msg:
+        return False
+    answer_id = msg.get("id")
+    return answer_id == request_id and type(answer_id) is type(request_id)
+
+
 def stop_reading(sock: Any, response: Any) -> None:
     """Stop reading a response now: shutting the socket wakes a reader blocked on it."""
     if sock is not None:
@@ -254,6 +298,13 @@ class Endpoint:
 
 SSE_ENDPOINT = Endpoint("SSE endpoint", "http://127.0.0.1:8000/sse")
 MCP_ENDPOINT = Endpoint("MCP endpoint", "http://127.0.0.1:8000/mcp")  # Streamable HTTP's one endpoint
+
+
+def could_not_reach(url: str, exc: BaseException, timeout: float, *, reached: bool, endpoint: Endpoint) -> str:
+    """``could not connect to URL: ...`` before the server ever answered, ``could not reach URL any
+    more: ...`` after; then ``unreachable``'s sentence."""
+    what = f"could not reach {url} any more" if reached else f"could not connect to {url}"
+    return f"{what}: {unreachable(url, exc, timeout, endpoint)}"
 
 
 def unreachable(url: str, exc: BaseException, timeout: float, endpoint: Endpoint = SSE_ENDPOINT) -> str:
