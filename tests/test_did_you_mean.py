@@ -16,7 +16,7 @@ import pytest
 
 from mcp_ref import Client, InvalidParams, McpError, ResourceNotFound, Server
 from mcp_ref.tooling import requirements, requirements_2025_03_26
-from mcp_ref.tooling.requirements import closest
+from mcp_ref.tooling.closeness import closest
 from mcp_ref.tooling.spec_cmd import not_found
 
 from .test_cli import MCP_REF

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .requirements import _STRENGTH, closest
+from .closeness import closest
+from .requirements import _STRENGTH
 from .requirements import Requirement as _Requirement
 
 REVISION = "2025-03-26"

@@ -22,7 +22,8 @@ import sys
 import textwrap
 
 from . import notes
-from .requirements import PAGES, REQUIREMENTS, Requirement, closest, get, on_page
+from .closeness import closest
+from .requirements import PAGES, REQUIREMENTS, Requirement, get, on_page
 
 _WIDTH = 100
 
