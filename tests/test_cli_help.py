@@ -283,8 +283,8 @@ def test_a_line_with_a_command_inside_is_told_the_whole_line_to_write(given: str
     assert proc.returncode == 2 and proc.stdout == ""
     command = given.split(" --")[0].split()[:2 if given.startswith("check") else 1]
     assert f"mcp-ref {' '.join(command)}: error: " in proc.stderr  # under its own usage, argparse's reason first
-    assert proc.stderr.endswith(f"{says}, so that its own options are not read as mcp-ref's: mcp-ref {meant}\n"
-                                if "goes after" in says else f"{says}, in quotes: mcp-ref {meant}\n")
+    why = f"{says}, so that its own options are not read as mcp-ref's" if "goes after" in says else f"{says}, in quotes"
+    assert proc.stderr.endswith(f"\n{why}:\n  mcp-ref {meant}\n")  # the line to write, on a line of its own
     parse_command_line(build_parser, shlex.split(meant))  # and the line it is told parses (SystemExit if not)
 
 

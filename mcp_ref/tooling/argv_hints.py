@@ -11,10 +11,11 @@ were not its own ("unrecognized arguments"); the usual reason is a command line 
    ``--stdio`` takes one, in quotes (``--stdio "python server.py"``). What is left over is
    unrecognized, or, for ``request``, taken for METHOD and PARAMS_JSON.
 
-A hint is the whole command line as it should be, and it is given only when that line parses
-cleanly (tried here, on a parser of the same build that raises instead of printing and exiting),
-so a hint never sends anyone to a line that fails as well. Otherwise the usual message stands,
-under the usage of the command that was meant rather than the top-level one.
+A hint is why, then the whole command line as it should be, on a line of its own to copy; it is
+given only when that line parses cleanly (tried here, on a parser of the same build that raises
+instead of printing and exiting), so a hint never sends anyone to a line that fails as well.
+Otherwise the usual message stands, under the usage of the command that was meant rather than
+the top-level one.
 """
 
 from __future__ import annotations
@@ -82,12 +83,14 @@ def parse_command_line(build: Build, argv: list[str]) -> argparse.Namespace:
         hint = _after_dashes(build, argv, path, last) or _quoted_stdio(build, argv, request=path == ("request",))
         if hint is None and not extras:
             parser.parse_args(line)  # argparse's own message and exit, as without us
-        chosen.error(f"{problem}" + (f"\n{hint}" if hint else ""))
+        why, corrected = hint or ("", "")
+        chosen.error(f"{problem}" + (f"\n{why}:\n  {corrected}" if hint else ""))
     args = parsed
     if hasattr(args, "server_command"):
         args.server_command = server_command
     if path == ("request",) and args.params is not None and not _json_object(args.params):
-        args.corrected = _quoted_stdio(build, argv, request=True)
+        hint = _quoted_stdio(build, argv, request=True)
+        args.corrected = f"{hint[0]}: {hint[1]}" if hint else None
     return args
 
 
@@ -128,7 +131,7 @@ def _shown(argv: list[str]) -> str:
 _SAFE = re.compile(r"[\w@%+=:,./{}-]+")
 
 
-def _after_dashes(build: Build, argv: list[str], path: tuple[str, ...], last: int) -> str | None:
+def _after_dashes(build: Build, argv: list[str], path: tuple[str, ...], last: int) -> tuple[str, str] | None:
     """Point 1: the line with ``--`` in front of the other program's command, if that parses."""
     what = COMMAND_AFTER_DASHES.get(path)
     if what is None or "--" in argv:
@@ -142,11 +145,11 @@ def _after_dashes(build: Build, argv: list[str], path: tuple[str, ...], last: in
             continue
         parsed, server_command = tried
         if argv[start:] in (getattr(parsed, "command", None), server_command):
-            return f"{what} goes after --, so that its own options are not read as mcp-ref's: {_shown(corrected)}"
+            return f"{what} goes after --, so that its own options are not read as mcp-ref's", _shown(corrected)
     return None
 
 
-def _quoted_stdio(build: Build, argv: list[str], *, request: bool = False) -> str | None:
+def _quoted_stdio(build: Build, argv: list[str], *, request: bool = False) -> tuple[str, str] | None:
     """Point 2: the line with ``--stdio``'s one-word value joined with the arguments after it (as
     few as parse), if that parses; for ``request``, only if METHOD then looks like a method and
     PARAMS_JSON, if given, is a JSON object."""
@@ -163,7 +166,7 @@ def _quoted_stdio(build: Build, argv: list[str], *, request: bool = False) -> st
         parsed = tried[0]
         if request and not (_method_like(parsed.method) and (parsed.params is None or _json_object(parsed.params))):
             continue
-        return f"--stdio takes the server's whole command as one argument, in quotes: {_shown(corrected)}"
+        return "--stdio takes the server's whole command as one argument, in quotes", _shown(corrected)
     return None
 
 
