@@ -193,7 +193,7 @@ def test_a_stdio_server_that_cannot_be_started_says_why_and_what_to_check(comman
     proc = run(*command, "--stdio", line, *(["ping"] if command == ["request"] else []))
     assert proc.returncode == 2 and proc.stdout == ""
     prefix = "mcp-ref check" if command[0] == "check" else "mcp-ref"
-    assert proc.stderr == f"{prefix}: could not connect to {line!r}: {says(line.split()[0])}\n"
+    assert proc.stderr == f"{prefix}: could not start {line!r}: {says(line.split()[0])}\n"
     assert not any(raw in proc.stderr for raw in RAW)
 
 

@@ -100,21 +100,21 @@ def _connect_stdio(command_line: str, options: dict[str, Any]) -> Client | None:
         if exc.code != CONNECTION_CLOSED:
             _fail(f"the server refused initialize: {exc.message} (code {exc.code})")
         else:
-            _fail(f"could not connect to {command_line!r}: {_why_not_started(command[0], exc)}")
+            _fail(_why_not_started(command_line, command[0], exc))
     except (OSError, ValueError) as exc:
         _fail(f"could not connect to {command_line!r}: {exc}")
     return None
 
 
-def _why_not_started(program: str, exc: McpError) -> str:
+def _why_not_started(command_line: str, program: str, exc: McpError) -> str:
     """Why a stdio server did not answer ``initialize``, and what to check."""
     not_found = not_started(program, exc)
     if not_found is not None:
-        return not_found
+        return f"could not start {command_line!r}: {not_found}"
     if "exited" in exc.message:  # the server's own stderr, if it said anything, is on ours already
-        return (f"{exc.message.removeprefix('Connection closed: ')}; check that the command serves MCP on its "
-                "stdin and stdout: run it alone to see what it does")
-    return exc.message
+        return (f"could not connect to {command_line!r}: {exc.message.removeprefix('Connection closed: ')}; check "
+                "that the command serves MCP on its stdin and stdout: run it alone to see what it does")
+    return f"could not connect to {command_line!r}: {exc.message}"
 
 
 def _could_not_connect(target: str, reason: str) -> str:

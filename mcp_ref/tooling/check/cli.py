@@ -189,7 +189,7 @@ def check_server(args: argparse.Namespace) -> int:
     try:
         results, discovery = run_server_check(target, options)
     except SetupFailed as exc:
-        return _cannot(args, about, f"could not connect to {target.describe()!r}: {_why_not(target, args, exc)}")
+        return _cannot(args, about, _why_not(target, args, exc))
     except Stopped as exc:
         return _stopped(args, about, exc)
     info = as_dict(discovery.init.get("serverInfo"))
@@ -234,6 +234,7 @@ def _why_not(target: Any, args: argparse.Namespace, exc: Exception) -> str:
     from ...machinery.http_client import MCP_ENDPOINT, SSE_ENDPOINT
     from ..reach import http_unreachable, not_started
 
+    where = target.describe()
     if target.kind == "stdio":
         import shlex
 
@@ -241,10 +242,10 @@ def _why_not(target: Any, args: argparse.Namespace, exc: Exception) -> str:
             words = shlex.split(target.stdio) if isinstance(target.stdio, str) else list(target.stdio)
         except ValueError:  # unbalanced quotes: the kit said what it could
             words = []
-        program = (words or [""])[0]
-        return not_started(program, exc) or str(exc)
-    url = target.describe()
-    return http_unreachable(url, args.timeout, MCP_ENDPOINT if target.kind == "http" else SSE_ENDPOINT) or str(exc)
+        reason = not_started((words or [""])[0], exc)
+        return f"could not start {where!r}: {reason}" if reason else f"could not connect to {where!r}: {exc}"
+    why = http_unreachable(where, args.timeout, MCP_ENDPOINT if target.kind == "http" else SSE_ENDPOINT)
+    return f"could not connect to {where!r}: {why or exc}"
 
 
 def _client_not_started(program: str, exc: Exception) -> str:
