@@ -40,10 +40,11 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
 from .machinery.http_client import first_words, post_resent_once, socket_of
+from .machinery.http_client import unreachable as unreachable  # shared with streamable_http_client.py
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
@@ -255,69 +256,6 @@ class SseClientTransport:
 def without_query(url: str) -> str:
     """``url`` without its query and fragment: ``/messages/?session_id=...`` -> ``/messages/``."""
     return urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl()
-
-
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and everything behind it: requests wraps urllib3's exceptions, which wrap the
-    socket's, through ``__cause__``, ``__context__``, ``reason`` and ``args``."""
-    seen: set[int] = set()
-    waiting: list[Any] = [exc]
-    while waiting:
-        current = waiting.pop(0)
-        if not isinstance(current, BaseException) or id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        waiting += [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
-
-
-def unreachable(url: str, exc: BaseException, timeout: float) -> str:
-    """Why an HTTP request to ``url`` failed, in words of our own: what happened, then what to
-    check. ``exc`` is what requests raised; only its causes are read, never its text."""
-    import http.client
-    import socket
-    import ssl
-
-    import requests
-
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-    except ValueError:
-        port = None
-    where = f"{parts.hostname}:{port}" if parts.hostname else repr(url)
-    causes = list(_causes(exc))
-
-    def found(*kinds: type[BaseException]) -> BaseException | None:
-        return next((cause for cause in causes if isinstance(cause, kinds)), None)
-
-    if found(requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema):
-        return "this is not an http:// or https:// URL; write it in full, e.g. http://127.0.0.1:8000/sse"
-    if found(requests.exceptions.InvalidURL):
-        return "this URL cannot be read; write it in full, e.g. http://127.0.0.1:8000/sse"
-    if found(requests.exceptions.ProxyError):
-        return (f"the proxy on the way to {where} refused to connect; check the HTTP_PROXY, HTTPS_PROXY and "
-                "NO_PROXY variables (or pass proxies=)")
-    if found(ConnectionRefusedError):
-        return (f"nothing is listening at {where} (connection refused); check that the server is running and "
-                "that the URL has the host and port it listens on")
-    if found(socket.gaierror):
-        return f"the host name {parts.hostname!r} could not be resolved; check its spelling in the URL"
-    if found(ssl.SSLError, requests.exceptions.SSLError):
-        return (f"the TLS handshake with {where} failed; check that the server speaks https (else write "
-                "http://) and that its certificate is trusted (verify=)")
-    if found(requests.exceptions.ConnectTimeout):
-        return (f"{where} did not accept the connection within {timeout:g} s; check the host and port, and that "
-                "no firewall drops the connection")
-    if found(requests.exceptions.Timeout, TimeoutError, socket.timeout):
-        return (f"{where} accepted the connection but sent no answer within {timeout:g} s; check that the URL "
-                "is the server's SSE endpoint and that the server is not stuck")
-    if found(ConnectionResetError, http.client.RemoteDisconnected, BrokenPipeError):
-        return (f"{where} closed the connection without an HTTP answer; check that the port belongs to an "
-                "HTTP server (not another service) and that the server did not stop")
-    error = found(OSError)
-    detail = f"{error.strerror.lower()}" if isinstance(error, OSError) and error.strerror else type(exc).__name__
-    return f"{where} could not be reached ({detail}); check the URL and the network"
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:

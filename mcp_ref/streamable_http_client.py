@@ -18,9 +18,15 @@ In short (the server's side and the whole picture are in streamable_http.py):
    not visible ASCII, SHTTP-36) and send it with every later request (SHTTP-37), with
    ``MCP-Protocol-Version`` once the version is negotiated (a header of revision 2025-06-18,
    accepted by servers of every revision since).
-4. After ``notifications/initialized`` we open the GET stream (SHTTP-23, 24) for what belongs to
-   no request; a server may refuse it (405, SHTTP-25) or end it: we open it again a second
-   later, which also tells whether the session and the server are still there.
+4. Before we POST ``notifications/initialized`` we open the GET stream (SHTTP-23, 24) for what
+   belongs to no request, and wait (up to ``GET_WAIT`` seconds) for the server's answer to it:
+   a server may send a notification (``list_changed``) the moment it hears we are initialized,
+   and with the stream already open it has somewhere to send it (a server without a stream
+   may drop such a message, as the TypeScript SDK's does). The session id is known by then, as
+   the spec asks. A server may refuse the stream (405, SHTTP-25: then there is none), or refuse
+   it until it is initialized (any other 4xx: we ask once more after the POST), or end it: we
+   open it again a second later, which also tells whether the session and the server are still
+   there.
 5. HTTP 404 for our session means it has ended (SHTTP-39): the connection ends, and every call
    waiting fails with ``ConnectionClosed`` saying the session expired; a new session takes a new
    ``Client.http(...)`` (SHTTP-40). A server we cannot reach any more ends it too.
@@ -57,9 +63,13 @@ from typing import Any
 
 from . import messages
 from .machinery.http_client import (
+    MCP_ENDPOINT,
     HttpError,
-    cause_of,
+    ResponseStream,
+    answers,
+    could_not_reach,
     http_session,
+    open_event_stream,
     post_resent_once,
     read_body,
     short_reads,
@@ -82,25 +92,11 @@ DEFAULT_MAX_QUEUED = 1000  # messages read and not yet taken by the session
 DELETE_TIMEOUT = 2.0  # seconds closing waits for the server to take the DELETE
 PROBE_TIMEOUT = 2.0  # seconds to learn whether the server is still there, after a stream broke
 REOPEN_DELAY = 1.0  # seconds before the GET stream is opened again after it ended
+GET_WAIT = 2.0  # seconds the initialized POST waits for the server's answer to the GET (point 4)
 
 
 class SessionExpired(ConnectionError):
     """The server answered 404 for our session: it ended, or the server restarted (SHTTP-39)."""
-
-
-class _ResponseStream:
-    """One POST's event stream, read by a thread of its own until the answer to ``request_id``."""
-
-    def __init__(self, response: Any, request_id: RequestId, method: str) -> None:
-        self.response = response
-        self.request_id = request_id
-        self.method = method
-        self.socket = socket_of(response)
-        self.abandoned = False  # we closed it ourselves: cancelled, or the transport closed
-
-    def abandon(self) -> None:
-        self.abandoned = True
-        stop_reading(self.socket, self.response)
 
 
 class StreamableHttpClientTransport:
@@ -122,11 +118,14 @@ class StreamableHttpClientTransport:
         self._http = http_session(url, headers, proxies, verify)
         self._inbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
         self._lock = threading.Lock()
-        self._streams: dict[RequestId, _ResponseStream] = {}
-        self._listening: _ResponseStream | None = None  # the GET stream's response, while open
+        self._streams: dict[RequestId, ResponseStream] = {}
+        self._listening: ResponseStream | None = None  # the GET stream's response, while open
         self._listener: threading.Thread | None = None
+        self._get_answered = threading.Event()  # the first GET has its answer: a stream, or none
+        self._initialized_sent = threading.Event()
         self._initialize_id: RequestId | None = None
         self._closing = threading.Event()
+        self._reached = False  # the server has answered an HTTP request of ours
         self._ended: str | None = None  # why the connection ended, once it has
         self._end_seen = False
 
@@ -156,6 +155,9 @@ class StreamableHttpClientTransport:
         is_request = method is not None and "id" in msg
         if method == "initialize" and is_request:
             self._initialize_id = msg["id"]
+        elif method == "notifications/initialized":  # SHTTP-23: the stream first, so nothing sent on
+            self._start_listening()  # being initialized is lost (point 4)
+            self._get_answered.wait(min(bound, GET_WAIT))
         elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
@@ -166,19 +168,24 @@ class StreamableHttpClientTransport:
             # of an idle kept-alive connection (machinery/http_client.py, point 7).
             response = post_resent_once(self._http, lambda left: self._http.post(
                 self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
-        except requests.Timeout:  # the session turns it into RequestTimeout for the caller
+        except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
+            if self._reached and isinstance(exc, requests.Timeout):
+                raise TimeoutError(f"POST to {self.url}: no connection within {bound:g} s") from None
+            raise self._gone(exc, bound) from None
+        except requests.Timeout as exc:  # the session turns it into RequestTimeout for the caller
+            if not self._reached:  # not one HTTP answer yet: this is no MCP endpoint, or a stuck one (as for SSE)
+                raise self._gone(exc, bound) from None
             raise TimeoutError(f"POST to {self.url}: no answer within {bound:g} s") from None
-        except requests.ConnectionError as exc:
-            raise self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}") from None
-        except requests.RequestException as exc:
-            raise ConnectionClosed(f"POST to {self.url} failed: {exc}") from exc
+        except requests.RequestException as exc:  # not an http(s) URL, a URL that cannot be read
+            raise self._gone(exc, bound) from None
+        self._reached = True
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:
             stop_reading(socket_of(response), response)
             raise
         if method == "notifications/initialized":
-            self._start_listening()  # SHTTP-23: now the session is in operation
+            self._initialized_sent.set()
 
     def _headers(self, *, json_body: bool = False, accept: str = ACCEPT_BOTH) -> dict[str, str]:
         headers = {"Accept": accept}
@@ -218,7 +225,7 @@ class StreamableHttpClientTransport:
                 response.close()
             self._deliver(body)
         elif kind == "text/event-stream":  # SHTTP-15, SHTTP-16, SHTTP-17, SHTTP-29: read on, on a thread of its own
-            stream = _ResponseStream(response, msg["id"], msg["method"])
+            stream = ResponseStream(response, msg["id"], msg["method"])
             if stream.socket is not None:
                 stream.socket.settimeout(None)  # it may stay quiet as long as its request runs
             with self._lock:
@@ -233,6 +240,13 @@ class StreamableHttpClientTransport:
             raise HttpError(f"POST to {self.url} answered with content type {kind!r}, neither "
                             "application/json nor text/event-stream; is this an MCP endpoint?", status)
 
+    def _gone(self, exc: Exception, timeout: float) -> ConnectionClosed:
+        """The server cannot be reached: the connection ends, so every call waiting on it fails at
+        once, saying what happened and what to check, as HTTP with SSE says it (http_client.py)."""
+        reason = could_not_reach(self.url, exc, timeout, reached=self._reached, endpoint=MCP_ENDPOINT)
+        self._end(reason)
+        return ConnectionClosed(reason)
+
     def _keep_session_id(self, session_id: str | None) -> None:
         if session_id is None:
             return  # a server without sessions
@@ -242,7 +256,7 @@ class StreamableHttpClientTransport:
 
     # --- reading streams ----------------------------------------------------------------------
 
-    def _read_stream(self, stream: _ResponseStream) -> None:
+    def _read_stream(self, stream: ResponseStream) -> None:
         """Hand every message of a POST's stream to the session, until the answer (SHTTP-16)."""
         answered, problem = False, "the server ended the stream"
         try:
@@ -252,7 +266,7 @@ class StreamableHttpClientTransport:
                 payload = data.encode("utf-8")
                 if not self._deliver(payload):
                     return  # closing
-                if _answers(payload, stream.request_id):
+                if answers(payload, stream.request_id):
                     answered = True
                     return
         except Exception as exc:  # broken, or hostile (an event too large, bytes not UTF-8)
@@ -265,7 +279,7 @@ class StreamableHttpClientTransport:
             if not answered and not stream.abandoned and not self._closing.is_set():
                 self._stream_lost(stream, problem)
 
-    def _stream_lost(self, stream: _ResponseStream, problem: str) -> None:
+    def _stream_lost(self, stream: ResponseStream, problem: str) -> None:
         """A stream ended before its answer. If the server cannot be reached any more, the whole
         connection ends (every waiting call fails at once); else only this request fails."""
         import requests
@@ -273,7 +287,7 @@ class StreamableHttpClientTransport:
         try:  # any answer at all says the server is there; HEAD has no meaning in MCP
             self._http.head(self.url, headers=self._headers(), timeout=(PROBE_TIMEOUT, PROBE_TIMEOUT))
         except requests.ConnectionError as exc:
-            self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
+            self._gone(exc, PROBE_TIMEOUT)
             return
         except requests.RequestException:
             pass
@@ -300,50 +314,64 @@ class StreamableHttpClientTransport:
 
     def _listen(self) -> None:
         """The GET stream (SHTTP-23): opened, read, and opened again when the server ends it,
-        until the server refuses it, the session ends or we close."""
+        until the server refuses it, the session ends or we close (point 4)."""
+        asked_again = False
+        try:
+            while not self._closing.is_set():
+                response, status = self._open_get()
+                if response is None and status is not None and not asked_again and status not in (404, 405):
+                    # Refused, perhaps only until the server is initialized: once more after the POST.
+                    asked_again = True
+                    self._get_answered.set()
+                    while not (self._initialized_sent.wait(0.5) or self._closing.is_set()):
+                        pass
+                    continue
+                if response is None:
+                    return
+                stream = ResponseStream(response, "", "GET")
+                if stream.socket is not None:
+                    stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
+                with self._lock:
+                    self._listening = stream
+                if self._closing.is_set():
+                    stream.abandon()
+                self._get_answered.set()  # the server holds our stream: what it sends from now on comes here
+                try:
+                    for event, data in sse_events(short_reads(response), self.max_message_bytes):
+                        if event == "message" and not self._deliver(data.encode("utf-8")):
+                            return
+                except Exception as exc:
+                    log.debug("the GET stream at %s broke: %s", self.url, exc)
+                finally:
+                    with self._lock:
+                        self._listening = None
+                    stop_reading(stream.socket, response)
+                self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
+        finally:
+            self._get_answered.set()
+
+    def _open_get(self) -> tuple[Any, int | None]:
+        """One GET for the stream: ``(response, 200)`` when it is open; ``(None, status)`` when the
+        server refused it (405: it offers none, SHTTP-25; 404: the session is gone); ``(None, None)``
+        when it could not be asked (the server is gone: the connection ends)."""
         import requests
 
-        while not self._closing.is_set():
-            try:  # SHTTP-24: it accepts an event stream
-                response = self._http.get(self.url, headers=self._headers(accept="text/event-stream"),
-                                          timeout=(self.timeout, self.timeout), stream=True)
-            except requests.ConnectionError as exc:
-                if not self._closing.is_set():
-                    self._end(f"the server at {self.url} cannot be reached: {cause_of(exc)}")
-                return
-            except requests.RequestException as exc:
-                log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
-                         "will not arrive", self.url, exc)
-                return
-            if response.status_code == 404 and self.session_id is not None:
-                response.close()
-                self._expired()
-                return
-            kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-            if response.status_code != 200 or kind != "text/event-stream":  # SHTTP-25: 405, no GET stream here
-                response.close()
-                if response.status_code != 405:
-                    log.info("the GET stream at %s was refused: HTTP %d (%s)", self.url, response.status_code,
-                             kind or "no content type")
-                return
-            stream = _ResponseStream(response, "", "GET")
-            if stream.socket is not None:
-                stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
-            with self._lock:
-                self._listening = stream
-            if self._closing.is_set():
-                stream.abandon()
-            try:
-                for event, data in sse_events(short_reads(response), self.max_message_bytes):
-                    if event == "message" and not self._deliver(data.encode("utf-8")):
-                        return
-            except Exception as exc:
-                log.debug("the GET stream at %s broke: %s", self.url, exc)
-            finally:
-                with self._lock:
-                    self._listening = None
-                stop_reading(stream.socket, response)
-            self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
+        try:  # SHTTP-24: it accepts an event stream
+            response, status = open_event_stream(self._http, self.url, self._headers(accept="text/event-stream"),
+                                                 self.timeout)
+        except requests.ConnectionError as exc:
+            if not self._closing.is_set():
+                self._gone(exc, self.timeout)
+            return None, None
+        except requests.RequestException as exc:
+            log.info("the GET stream at %s could not be opened (%s); server messages outside requests "
+                     "will not arrive", self.url, exc)
+            return None, None
+        if status == 404 and self.session_id is not None:
+            self._expired()
+        elif response is None and status != 405:  # SHTTP-25: 405, no GET stream here
+            log.info("the GET stream at %s was refused: HTTP %d, no event stream", self.url, status)
+        return response, status
 
     def _deliver(self, data: bytes) -> bool:
         """Into the session's inbox, waiting for room (a slow session slows the reading of the
@@ -414,18 +442,6 @@ class StreamableHttpClientTransport:
         if self._ended is not None:
             return self._ended
         return "the client closed the connection" if self._closing.is_set() else "the connection ended"
-
-
-def _answers(data: bytes, request_id: RequestId) -> bool:
-    """Whether ``data`` is the answer (a response) to ``request_id``."""
-    try:
-        msg = json.loads(data)
-    except ValueError:
-        return False
-    if not isinstance(msg, dict) or "method" in msg:
-        return False
-    answer_id = msg.get("id")
-    return answer_id == request_id and type(answer_id) is type(request_id)
 
 
 __all__ = ["SessionExpired", "StreamableHttpClientTransport"]

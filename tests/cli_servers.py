@@ -44,6 +44,15 @@ def steps(ctx: RequestContext, count: int = 3) -> str:
     return f"{count} steps"
 
 
+@server.tool()
+def steps_with_logs(ctx: RequestContext, count: int = 3) -> str:
+    """Report ``count`` steps of progress, each followed by a log message."""
+    for step in range(1, count + 1):
+        ctx.report_progress(step, count)
+        ctx.log("info", f"step {step} done", logger="cli-test")
+    return f"{count} steps"
+
+
 if __name__ == "__main__":
     server.serve_stdio()
     if "--stubborn" in sys.argv:

@@ -145,6 +145,17 @@ def pytest_report_header(config: Any) -> str:
     return f"schema checks: SKIPPED, {SCHEMA_PATH} is absent (it lives in the project's shared/ folder)"
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any) -> Iterator[None]:
+    """Under the short summary, just above the counts, even with ``-q`` (which hides the header
+    above): which optional parts did not run, and how to enable each (optional_parts.py)."""
+    from .optional_parts import skip_reason, summary_line
+
+    yield  # the outermost wrapper: what follows comes after the short summary of -ra
+    reasons = [skip_reason(report) for report in terminalreporter.stats.get("skipped", [])]
+    terminalreporter.write_line(summary_line(reasons, schema_available(), SCHEMA_PATH))
+
+
 @pytest.fixture
 def tap() -> Iterator[SchemaTap]:
     """A schema tap on the client side; the test fails at teardown if any message broke the schema."""

@@ -129,9 +129,13 @@ def test_request_answers_sampling_and_roots() -> None:
     assert json.loads(replied.stdout)["content"][0]["text"] == "mcp-ref-cli says: forty-two"
     refused = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--trace")
     assert refused.returncode == 3 and json.loads(refused.stdout)["isError"] is True  # the tool failed: exit 3
-    assert "no sampling handler is configured" in refused.stdout
-    error_line = next(line for line in refused.stderr.splitlines() if line.startswith("client -> server") and '"error"' in line)
-    assert "no sampling handler is configured" in error_line  # the JSON-RPC error our CLI sent
+    sent = [json.loads(line.split("  ", 1)[1]) for line in refused.stderr.splitlines() if line.startswith("client -> ")]
+    assert sent[0]["method"] == "initialize" and "sampling" not in sent[0]["params"]["capabilities"]  # SAMP-05
+    assert "the client did not declare the 'sampling' capability" in refused.stdout  # so the server did not ask
+    received = [line for line in refused.stderr.splitlines() if line.startswith("client <- server")]
+    assert received and not any('"method":"sampling/createMessage"' in line for line in received)
+    assert refused.stderr.endswith("mcp-ref: note: this client declared no sampling capability; --sampling-reply "
+                                   "TEXT declares it\n")
     roots = run("request", "--stdio", SERVE, "tools/call", '{"name": "list_client_roots"}',
                 "--root", "file:///a", "--root", "file:///b")
     assert json.loads(roots.stdout)["content"][0]["text"] == "(unnamed): file:///a\n(unnamed): file:///b"

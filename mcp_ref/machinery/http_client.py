@@ -13,7 +13,8 @@ client ends of both HTTP transports raise for a refused request). In short:
    socket down.
 3. ``short_reads(response, deadline)``: whatever bytes have arrived, at once (iterating a
    response would hold events back until a buffer fills), each read ending by ``deadline()``.
-4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size.
+4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size;
+   ``open_event_stream(session, url, headers, timeout)``: a GET answered with an event stream.
 5. ``sse_events(chunks, limit)``: ``(event, data)`` for each event of a ``text/event-stream``:
    lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several ``data:`` lines joined
    with newlines), comments and other fields skipped, an event dispatched at a blank line.
@@ -22,9 +23,15 @@ client ends of both HTTP transports raise for a refused request). In short:
    its body is a JSON-RPC error, else the body's first words.
 7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
    server had closed while it was idle (the server never answered it: it may be sent once more,
-   after ``drop_idle_connections(session)``; ``post_resent_once`` does both);
-   ``cause_of(exc)``: a connection error in a few words.
-8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now.
+   after ``drop_idle_connections(session)``; ``post_resent_once`` does both).
+8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now; a
+   ``ResponseStream`` is a streaming response with its socket, stopped by ``abandon()``, and
+   ``answers(data, request_id)`` tells whether a message read from it is the awaited answer.
+9. ``unreachable(url, exc, timeout, endpoint)``: why a server could not be reached, in one
+   sentence of our own, what happened and then what to check (``nothing is listening at
+   127.0.0.1:8000 (connection refused); check that the server is running and ...``), never
+   the text of requests' and urllib3's exceptions. Both HTTP clients say it (``could_not_reach``
+   puts ``could not connect to URL`` or ``could not reach URL any more`` in front).
 """
 
 from __future__ import annotations
@@ -33,11 +40,13 @@ import json
 import os
 import socket
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .. import messages
-from ..messages import CONNECTION_CLOSED, McpError
+from ..messages import CONNECTION_CLOSED, McpError, RequestId
 
 READ_CHUNK = 64 * 1024
 
@@ -110,6 +119,18 @@ def read_body(response: Any, deadline: float, limit: int) -> bytes:
         if len(body) > limit:
             raise ValueError(f"the body is larger than {limit} bytes")
     return bytes(body)
+
+
+def open_event_stream(session: Any, url: str, headers: dict[str, str], timeout: float) -> tuple[Any, int]:
+    """GET ``url`` for an event stream, waiting ``timeout`` for the answer to begin: ``(response,
+    200)`` when one is open; ``(None, status)`` when the server answered anything else (that
+    response closed). Raises what requests raises."""
+    response = session.get(url, headers=headers, timeout=(timeout, timeout), stream=True)
+    kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if response.status_code == 200 and kind == "text/event-stream":
+        return response, 200
+    response.close()
+    return None, int(response.status_code)
 
 
 def first_words(response: Any, timeout: float, limit: int = 200) -> str:
@@ -188,13 +209,32 @@ def closed_before_answering(exc: Exception) -> bool:
                                          "BrokenPipeError"))
 
 
-def cause_of(exc: Exception) -> str:
-    """A connection error's cause in a few words (requests nests them deeply)."""
-    text = str(exc)
-    for marker in ("Connection refused", "Name or service not known", "Connection reset", "timed out"):
-        if marker in text:
-            return marker.lower()
-    return text[:200]
+class ResponseStream:
+    """One streaming response (a POST's event stream, or the GET stream), read by a thread of
+    its own until the answer to ``request_id`` (for the GET stream: none); ``abandon`` stops it."""
+
+    def __init__(self, response: Any, request_id: RequestId, method: str) -> None:
+        self.response = response
+        self.request_id = request_id
+        self.method = method
+        self.socket = socket_of(response)
+        self.abandoned = False  # we closed it ourselves: cancelled, or the transport closed
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        stop_reading(self.socket, self.response)
+
+
+def answers(data: bytes, request_id: RequestId) -> bool:
+    """Whether ``data`` is the answer (a response) to ``request_id``."""
+    try:
+        msg = json.loads(data)
+    except ValueError:
+        return False
+    if not isinstance(msg, dict) or "method" in msg:
+        return False
+    answer_id = msg.get("id")
+    return answer_id == request_id and type(answer_id) is type(request_id)
 
 
 def stop_reading(sock: Any, response: Any) -> None:
@@ -229,3 +269,89 @@ def drop_idle_connections(session: Any) -> None:
     request opens a fresh one."""
     for adapter in session.adapters.values():
         adapter.poolmanager.clear()
+
+
+# --- why a server could not be reached (point 9) ----------------------------------------------------
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything behind it: requests wraps urllib3's exceptions, which wrap the
+    socket's, through ``__cause__``, ``__context__``, ``reason`` and ``args``."""
+    seen: set[int] = set()
+    waiting: list[Any] = [exc]
+    while waiting:
+        current = waiting.pop(0)
+        if not isinstance(current, BaseException) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        waiting += [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What kind of URL a client was given, for ``unreachable``'s advice: its name and an example."""
+
+    name: str
+    example: str
+
+
+SSE_ENDPOINT = Endpoint("SSE endpoint", "http://127.0.0.1:8000/sse")
+MCP_ENDPOINT = Endpoint("MCP endpoint", "http://127.0.0.1:8000/mcp")  # Streamable HTTP's one endpoint
+
+
+def could_not_reach(url: str, exc: BaseException, timeout: float, *, reached: bool, endpoint: Endpoint) -> str:
+    """``could not connect to URL: ...`` before the server ever answered, ``could not reach URL any
+    more: ...`` after; then ``unreachable``'s sentence."""
+    what = f"could not reach {url} any more" if reached else f"could not connect to {url}"
+    return f"{what}: {unreachable(url, exc, timeout, endpoint)}"
+
+
+def unreachable(url: str, exc: BaseException, timeout: float, endpoint: Endpoint = SSE_ENDPOINT) -> str:
+    """Why an HTTP request to ``url`` failed, in words of our own: what happened, then what to
+    check (point 9). ``exc`` is what requests raised; only its causes are read, never its text.
+    ``endpoint`` says which kind of URL it should have been."""
+    import http.client
+    import socket
+    import ssl
+
+    import requests
+
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        port = None
+    where = f"{parts.hostname}:{port}" if parts.hostname else repr(url)
+    causes = list(_causes(exc))
+
+    def found(*kinds: type[BaseException]) -> BaseException | None:
+        return next((cause for cause in causes if isinstance(cause, kinds)), None)
+
+    if found(requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema):
+        return f"this is not an http:// or https:// URL; write it in full, e.g. {endpoint.example}"
+    if found(requests.exceptions.InvalidURL):
+        return f"this URL cannot be read; write it in full, e.g. {endpoint.example}"
+    if found(requests.exceptions.ProxyError):
+        return (f"the proxy on the way to {where} refused to connect; check the HTTP_PROXY, HTTPS_PROXY and "
+                "NO_PROXY variables (or pass proxies=)")
+    if found(ConnectionRefusedError):
+        return (f"nothing is listening at {where} (connection refused); check that the server is running and "
+                "that the URL has the host and port it listens on")
+    if found(socket.gaierror):
+        return f"the host name {parts.hostname!r} could not be resolved; check its spelling in the URL"
+    if found(ssl.SSLError, requests.exceptions.SSLError):
+        return (f"the TLS handshake with {where} failed; check that the server speaks https (else write "
+                "http://) and that its certificate is trusted (verify=)")
+    if found(requests.exceptions.ConnectTimeout):
+        return (f"{where} did not accept the connection within {timeout:g} s; check the host and port, and that "
+                "no firewall drops the connection")
+    if found(requests.exceptions.Timeout, TimeoutError, socket.timeout):
+        return (f"{where} accepted the connection but sent no answer within {timeout:g} s; check that the URL "
+                f"is the server's {endpoint.name} and that the server is not stuck")
+    if found(ConnectionResetError, http.client.RemoteDisconnected, BrokenPipeError):
+        return (f"{where} closed the connection without an HTTP answer; check that the port belongs to an "
+                "HTTP server (not another service) and that the server did not stop")
+    error = found(OSError)
+    detail = f"{error.strerror.lower()}" if isinstance(error, OSError) and error.strerror else type(exc).__name__
+    return f"{where} could not be reached ({detail}); check the URL and the network"

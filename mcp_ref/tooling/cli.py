@@ -10,15 +10,20 @@ Not a spec section; a thin shell over Client and Server.
         attribute (default ``server``) is a Server or a no-argument function returning one.
         ``--relay`` lets several such processes, on one host or many, serve the same sessions
         (relay.py). Over HTTP each request is logged on stderr in one line (``--quiet``: not
-        logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error.
+        logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error,
+        and an address it cannot listen on is said in one line (``cannot_listen``). Ctrl-C stops
+        it on every transport with exit status 130 (``CtrlC``).
     mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
-        connect, initialize, send one request, print its result. It asks for progress (a
+        connect, initialize, send one request, print its result. The client declares sampling
+        only with ``--sampling-reply`` and roots only with ``--root``. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
         The server's log messages (notifications/message) are shown on stderr as they arrive,
         with their level and logger (``--quiet``: not shown).
         ``--trace`` prints every message on stderr; ``--explain`` prints each with its spec page
-        and requirement IDs (explain.py); both together: the explanation, then the message.
+        and requirement IDs (explain.py); both together: the explanation, then the message. On
+        a terminal none of these lines shares a line with the progress bar. A server that cannot
+        be reached or started is said in one sentence: what happened, what to check (reach.py).
     mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
@@ -34,13 +39,15 @@ Not a spec section; a thin shell over Client and Server.
     mcp-ref check ...
         the conformance checker (check/cli.py).
 
-    mcp-ref --version, and a bare mcp-ref prints the help.
+    mcp-ref --version, and a bare mcp-ref prints the help. A line that does not parse is answered
+    under the usage of the command it names, with the whole line to write instead when one is
+    sure (argv_hints.py: ``--`` before the client's or server's command, ``--stdio`` in quotes).
 
 Exit codes: 0 success; 1 a JSON-RPC error (``request`` prints the error object on stdout) or
 an exception in the served module's import (its traceback on stderr); 2 could not connect,
 timed out, or bad arguments or target (one line on stderr); 3 ``request tools/call`` got a
 result with ``isError: true`` (the result on stdout, its text on stderr); 130 interrupted with
-Ctrl-C.
+Ctrl-C (``serve`` too, on every transport).
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -57,6 +65,7 @@ from typing import Any
 from .. import __version__
 from ..lifecycle import PROTOCOL_VERSION
 from ..server import Server
+from .argv_hints import parse_command_line
 from .request_cmd import add_connection_arguments, cmd_inspect, cmd_request
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
@@ -113,13 +122,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
-    if args.transport == "stdio":
-        if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
-            print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
-                  "Ctrl-D to stop", file=sys.stderr)
-        server.serve_stdio(trace=trace)
-        return 0
-    return _serve_sse(server, args, trace)
+    with CtrlC() as ctrl_c:
+        if args.transport == "stdio":
+            if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
+                print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
+                      "Ctrl-D to stop", file=sys.stderr)
+            server.serve_stdio(trace=trace)
+            status = 0
+        else:
+            status = _serve_sse(server, args, trace)
+    if ctrl_c.pressed:  # the server stopped serving on it and returned: exit as interrupted (130)
+        raise KeyboardInterrupt
+    return status
+
+
+class CtrlC:
+    """Around serving: notes whether Ctrl-C (SIGINT) stopped it. ``Server.serve_stdio`` and
+    ``serve_sse`` take KeyboardInterrupt as the end of serving and return normally (a program
+    embedding them goes on); the command must still exit 130, as after any Ctrl-C. Python's own
+    handler raises KeyboardInterrupt as before; this one notes it too. Where SIGINT is ignored
+    (a job a shell started in the background), it stays ignored."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+
+    def __enter__(self) -> CtrlC:
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None) -> int:
@@ -127,6 +167,9 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
 
     host = DEFAULT_HOST if args.host is None else args.host
     port = DEFAULT_PORT if args.port is None else args.port
+    cannot = cannot_listen(host, port)
+    if cannot is not None:  # said here, in our words, rather than by the HTTP server as it exits
+        return _fail(cannot)
     options: dict[str, Any] = {"allowed_hosts": [*LOCAL_HOSTS, *args.allow_host]}
     if args.allow_origin:
         options["allowed_origins"] = args.allow_origin
@@ -141,12 +184,12 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
         except ValueError as exc:
             return _fail(str(exc))
         print(f"mcp-ref: sessions reachable through the relay at {options['relay'].where}", flush=True)
-    if host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
-        print(f"mcp-ref: listening on {host}, but only requests whose Host header names localhost are "
-              "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host '*'",
-              file=sys.stderr)
 
     def ready(url: str) -> None:
+        if host not in LOCAL_HOSTS and not args.allow_host:  # TR-07: bound wide, yet Host still checked
+            print(f"mcp-ref: listening on {host}, but only requests whose Host header names localhost are "
+                  "accepted (the others get 421); add --allow-host NAME for the name clients use, or --allow-host "
+                  "'*'", file=sys.stderr)
         if args.transport == "http":  # the same app serves both (streamable_http.py): the new one first
             print(f"mcp-ref: serving {server.name} over Streamable HTTP at {url.rsplit('/', 1)[0]}/mcp", flush=True)
             print(f"mcp-ref: and over HTTP with SSE at {url}", flush=True)
@@ -155,6 +198,36 @@ def _serve_sse(server: Server, args: argparse.Namespace, trace: TraceFile | None
 
     server.serve_sse(host, port, on_ready=ready, trace=trace, log_requests=not args.quiet, **options)
     return 0
+
+
+def cannot_listen(host: str, port: int) -> str | None:
+    """Why ``serve`` could not listen on ``host:port``, and what to do; None if it can (a socket
+    bound there now and closed at once, as the HTTP server will bind it next)."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as werkzeug chooses it
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError):
+        return (f"cannot listen on {host!r}: no address of that name could be found; give an address of this "
+                "machine to --host, e.g. 127.0.0.1 (or 0.0.0.0 for every interface)")
+    try:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the HTTP server binds it
+            probe.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (f"cannot listen on {host}:{port}: another program uses that port; stop it, or give another "
+                    "--port (--port 0 picks a free one)")
+        if exc.errno == errno.EADDRNOTAVAIL:
+            return (f"cannot listen on {host}: it is not an address of this machine; give one of its own to "
+                    "--host, e.g. 127.0.0.1 (or 0.0.0.0 for every interface)")
+        if exc.errno == errno.EACCES:
+            return (f"cannot listen on {host}:{port}: permission denied (ports below 1024 need privileges); give "
+                    "--port 1024 or above (--port 0 picks a free one)")
+        return f"cannot listen on {host}:{port}: {(exc.strerror or str(exc)).lower()}"
+    return None
 
 
 # --- config --------------------------------------------------------------------------------------
@@ -214,29 +287,39 @@ def cmd_spec(args: argparse.Namespace) -> int:
     return run_spec(args.what)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.",
-                                     epilog="Each command has its own --help, e.g. mcp-ref request --help.")
+def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The whole command line; ``parser_class`` makes it and every subcommand's parser (argv_hints.py
+    tries corrected lines on parsers that raise rather than exit)."""
+    parser = parser_class(prog="mcp-ref", description="mcp_ref: MCP 2024-11-05, synchronously.",
+                          epilog="Each command has its own --help, e.g. mcp-ref request --help.")
     parser.add_argument("--version", action="version", version=f"mcp-ref {__version__} (MCP {PROTOCOL_VERSION})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    serve = sub.add_parser("serve", help="run a server over stdio or HTTP with SSE")
+    serve = sub.add_parser("serve", help="run a server over stdio, HTTP with SSE or Streamable HTTP",
+                           description="Serve TARGET over stdio (the default), over HTTP with SSE at /sse "
+                                       "(--transport sse), or over Streamable HTTP at /mcp and HTTP with SSE at "
+                                       "/sse, one port for both (--transport http). Exit status: 0 at the end of "
+                                       "stdin (stdio); 1 the module failed to import; 2 bad arguments or target; "
+                                       "130 interrupted (Ctrl-C).")
     serve.add_argument("target", nargs="?", default=DEFAULT_TARGET,
                        help="module:attribute or file.py:attribute of an mcp_ref Server, or of a function "
                             f"returning one (default: {DEFAULT_TARGET}; attribute default: server)")
     serve.add_argument("--transport", choices=["stdio", "sse", "http"], default="stdio",
-                       help="default: stdio; http serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
+                       help="stdio (the default) on stdin and stdout; sse serves HTTP with SSE at /sse; http "
+                            "serves Streamable HTTP at /mcp and HTTP with SSE at /sse")
     serve.add_argument("--host", help=f"for sse and http: the address to bind (default {DEFAULT_HOST})")
     serve.add_argument("--port", type=int, help=f"for sse and http: the port (default {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                       help="for sse: also accept this name in the Host header (repeatable; '*' for any)")
+                       help="for sse and http: also accept this name in the Host header (repeatable; '*' for any)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                       help="for sse: accept this browser Origin, e.g. https://app.example (repeatable; '*' for "
+                       help="for sse and http: accept this browser Origin, e.g. https://app.example (repeatable; '*' for "
                             "any); replaces the default, which accepts localhost origins only")
     serve.add_argument("--relay", metavar="URL",
-                       help="for sse: share sessions with every process using this Redis, e.g. redis://127.0.0.1:6379/0 "
+                       help="for sse and http: share sessions with every process using this Redis, e.g. "
+                            "redis://127.0.0.1:6379/0 "
                             "(needs the redis package: .venv/bin/pip install -e '.[redis]' in the checkout)")
-    serve.add_argument("--quiet", action="store_true", help="for sse: do not log each HTTP request on stderr")
+    serve.add_argument("--quiet", action="store_true",
+                       help="for sse and http: do not log each HTTP request on stderr (stdio logs none anyway)")
     serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
     serve.set_defaults(func=cmd_serve)
 
@@ -251,14 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the params as a JSON object, in single quotes, e.g. "
                               "'{\"name\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}'")
     request.add_argument("--sampling-reply", metavar="TEXT",
-                         help="answer sampling/createMessage with this text (without it: an error)")
+                         help="declare the sampling capability and answer sampling/createMessage with this text "
+                              "(without it the client declares no sampling, so a server does not ask)")
     request.add_argument("--root", action="append", metavar="URI", default=[],
-                         help="a file:// root to offer the server (repeatable)")
+                         help="declare the roots capability and offer this file:// root (repeatable; without it "
+                              "the client declares no roots)")
     request.add_argument("--no-progress", action="store_true",
                          help="do not ask for progress notifications: send PARAMS_JSON exactly as given")
     request.add_argument("--quiet", action="store_true",
                          help="do not show the server's log messages (shown on stderr by default)")
-    request.set_defaults(func=cmd_request)
+    request.set_defaults(func=cmd_request, corrected=None)
 
     inspect = sub.add_parser("inspect", help="one screen about a server: info, capabilities, tools, resources, prompts")
     add_connection_arguments(inspect)
@@ -301,17 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    server_command: list[str] = []
-    if argv[:1] == ["config"] and "--" in argv:  # everything after -- is the server's command line
-        cut = argv.index("--")
-        argv, server_command = argv[:cut], argv[cut + 1:]
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    # config's server command is what follows --; arguments left over get a hint when one is sure
+    args = parse_command_line(build_parser, argv)
     if args.command is None:  # a bare `mcp-ref`: what it can do, rather than an error
-        parser.print_help()
+        build_parser().print_help()
         return 0
-    if args.func is cmd_config:
-        args.server_command = server_command
     try:
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C: the with-blocks above have closed what they opened

@@ -58,6 +58,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .closeness import closest
+
 _SPEC_URL = "https://modelcontextprotocol.io/specification/2024-11-05"
 
 # Every value ``Requirement.level`` takes, and the strength each one reports as (point 6 above).
@@ -404,9 +406,7 @@ def get(requirement_id: str) -> Requirement:
     key = requirement_id.strip().upper()
     if key in REQUIREMENTS:
         return REQUIREMENTS[key]
-    import difflib  # only on the error path
-
-    close = difflib.get_close_matches(key, REQUIREMENTS, n=5, cutoff=0.6)
+    close = closest(requirement_id, REQUIREMENTS)
     hint = f"did you mean {', '.join(close)}?" if close else "IDs look like LC-08 or TOOL-18"
     raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint} (mcp_ref.tooling.requirements.REQUIREMENTS lists all)")
 

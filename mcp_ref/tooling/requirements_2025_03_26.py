@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .closeness import closest
 from .requirements import _STRENGTH
 from .requirements import Requirement as _Requirement
 
@@ -120,9 +121,7 @@ def get(requirement_id: str) -> Requirement:
     key = requirement_id.strip().upper()
     if key in REQUIREMENTS:
         return REQUIREMENTS[key]
-    import difflib  # only on the error path
-
-    close = difflib.get_close_matches(key, REQUIREMENTS, n=5, cutoff=0.6)
+    close = closest(requirement_id, REQUIREMENTS)
     hint = f"did you mean {', '.join(close)}?" if close else "IDs of this page look like SHTTP-10"
     raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint}")
 

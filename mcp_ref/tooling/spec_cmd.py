@@ -22,34 +22,46 @@ import sys
 import textwrap
 
 from . import notes
-from .requirements import Requirement, get, on_page
+from .closeness import closest
+from .requirements import PAGES, REQUIREMENTS, Requirement, get, on_page
 
 _WIDTH = 100
 
 
 def run_spec(what: str) -> int:
-    """Print an ID (``LC-08``, any case) or a page; 2 with a hint when it is neither."""
-    try:
-        requirement = get(what)
-    except KeyError as not_an_id:
-        if what.strip().upper().startswith("SHTTP-"):  # the 2025-03-26 transports page has an index of its own
-            from .requirements_2025_03_26 import get as get_2025_03_26
+    """Print an ID (``LC-08``, any case; or ``SHTTP-10`` of the 2025-03-26 transports page) or a
+    page; 2 with the closest IDs (or pages) when it is neither."""
+    from .requirements_2025_03_26 import REQUIREMENTS as LATER
+    from .requirements_2025_03_26 import get as get_2025_03_26
 
-            try:
-                print(render_requirement(get_2025_03_26(what)))
-                return 0
-            except KeyError as unknown:
-                print(f"mcp-ref: {unknown.args[0]}", file=sys.stderr)
-                return 2
+    for lookup in (get, get_2025_03_26):  # the 2025-03-26 transports page has an index of its own
         try:
-            page = on_page(what)
+            print(render_requirement(lookup(what)))
+            return 0
         except KeyError:
-            print(f"mcp-ref: {not_an_id.args[0]}; or give a page such as server/tools", file=sys.stderr)
-            return 2
-        print(render_page(page))
-        return 0
-    print(render_requirement(requirement))
+            pass
+    try:
+        page = on_page(what)
+    except KeyError:
+        print(f"mcp-ref: {not_found(what, [*REQUIREMENTS, *LATER])}", file=sys.stderr)
+        return 2
+    print(render_page(page))
     return 0
+
+
+def not_found(what: str, ids: list[str]) -> str:
+    """What to say of something that is neither an ID nor a page: the closest IDs (requirements.
+    closest: ``LC-8`` suggests LC-08 first), or for words without a digit, the closest pages."""
+    if any(ch.isdigit() for ch in what):
+        close = closest(what, ids)
+        hint = f"did you mean {', '.join(close)}?" if close else "IDs look like LC-08, TOOL-18 or SHTTP-10."
+        return f"unknown requirement ID {what!r}: {hint} Or give a page such as server/tools."
+    import difflib  # only on the error path
+
+    names = sorted({name for page in PAGES if page for name in (page, page.rsplit("/", 1)[-1])})
+    close = difflib.get_close_matches(what.strip().lower(), names, n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(close)}?" if close else f"pages: {', '.join(page for page in PAGES if page)}."
+    return f"{what!r} is neither a requirement ID (such as LC-08) nor a spec page: {hint}"
 
 
 def render_page(requirements: list[Requirement]) -> str:

@@ -5,9 +5,10 @@ Not a spec section: argument handling for the kit (see __init__.py).
     mcp-ref check --list
     mcp-ref check server (--stdio "CMD" | --sse URL | --http URL) [--only PAGE_OR_ID ...] [--call-tools]
                          [--call-timeout S] [--hostile] [--json PATH] [--junit PATH] [--strict]
-                         [--timeout S] [--startup S] [--header "K: V"]
+                         [--timeout S] [--startup S] [--header "K: V"] [--verbose]
     mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--junit PATH] [--strict]
-                         [--timeout S] -- CMD ARGS...     ({server} in ARGS: the checking server)
+                         [--timeout S] [--run-timeout S] [--verbose] -- CMD ARGS...
+                         ({server} in ARGS: the checking server; without --, the line to write is shown)
 
 Exit status: 0 when no MUST failed (with --strict, no SHOULD either), 1 otherwise, 2 when the
 peer could not be reached at all; 130 (Ctrl-C) or 143 (SIGTERM) when the run was stopped, after
@@ -53,7 +54,8 @@ def add_check_parser(sub: Any) -> None:
     server.add_argument("--startup", type=float, default=10.0, metavar="S",
                         help="seconds a new connection may take to answer its first request (default 10)")
     server.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                        help="an HTTP header for every SSE request (e.g. Authorization); repeatable")
+                        help="for --sse and --http: a header for every HTTP request (e.g. 'Authorization: "
+                             "Bearer TOKEN'); repeatable")
     server.add_argument("--call-timeout", type=float, default=30.0, metavar="S",
                         help="seconds a tool call may take with --call-tools (default 30); each progress "
                              "notification starts it again, up to ten times that in all")
@@ -63,10 +65,16 @@ def add_check_parser(sub: Any) -> None:
     _common(server)
 
     client = sides.add_parser("client", help="run a client against the kit's checking server",
+                              usage="mcp-ref check client [-h] [--sse | --http] [--run-timeout S] "
+                                    "[--only PAGE_OR_ID ...]\n                            [--json PATH] [--junit PATH] "
+                                    "[--strict] [--timeout S] [--verbose] -- CMD ARGS...",
                               description="Runs CMD ARGS with {server} replaced by the checking server "
-                                          "(a command for stdio, a URL with --sse).")
-    client.add_argument("--sse", action="store_true", help="serve HTTP with SSE on 127.0.0.1 instead of stdio")
-    client.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
+                                          "(a command for stdio, its URL with --sse or --http). Put the client's "
+                                          "command after --, so that its own options stay its own: "
+                                          "mcp-ref check client -- mcp-ref request --stdio {server} ping")
+    served = client.add_mutually_exclusive_group()
+    served.add_argument("--sse", action="store_true", help="serve HTTP with SSE on 127.0.0.1 instead of stdio")
+    served.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
     client.add_argument("--run-timeout", type=float, default=30.0, metavar="S",
                         help="seconds the client may run in all (default 30)")
     _common(client)
@@ -167,6 +175,9 @@ def check_server(args: argparse.Namespace) -> int:
     about: dict[str, Any] = {"side": "server",
                              "transport": "stdio" if args.stdio is not None else "http" if args.http else "sse",
                              "target": args.stdio if args.stdio is not None else args.http or args.sse}
+    if args.stdio is not None and args.header:  # as its help says: a process on stdio gets no HTTP request
+        return _cannot(args, about, "--header is for --sse and --http (a header of every HTTP request); a --stdio "
+                                    "server is spoken to on its stdin and stdout, with no HTTP")
     for header in args.header:
         name, sep, value = header.partition(":")
         if not sep:
@@ -178,7 +189,7 @@ def check_server(args: argparse.Namespace) -> int:
     try:
         results, discovery = run_server_check(target, options)
     except SetupFailed as exc:
-        return _cannot(args, about, f"could not connect to {target.describe()!r}: {exc}")
+        return _cannot(args, about, _why_not(target, args, exc))
     except Stopped as exc:
         return _stopped(args, about, exc)
     info = as_dict(discovery.init.get("serverInfo"))
@@ -206,7 +217,7 @@ def check_client(args: argparse.Namespace) -> int:
     try:
         results, session = run_client_check(command, options)
     except SetupFailed as exc:
-        return _cannot(args, about, str(exc))
+        return _cannot(args, about, _client_not_started(command[0], exc))
     except Stopped as exc:
         return _stopped(args, about, exc)
     info = session.client_info or {}
@@ -214,3 +225,32 @@ def check_client(args: argparse.Namespace) -> int:
               f"client {info.get('name')!r} {info.get('version')!r}, proposed protocol {session.proposed_version!r}, "
               f"declares {', '.join(sorted(session.client_capabilities)) or 'nothing'}; exit status {session.exit_code}")
     return _finish(args, results, header, about)
+
+
+def _why_not(target: Any, args: argparse.Namespace, exc: Exception) -> str:
+    """Why the server under check could not be reached, as clearly as ``request`` says it
+    (tooling/reach.py): a command that did not start, or a URL where nothing answers HTTP;
+    otherwise the kit's own account of what happened."""
+    from ...machinery.http_client import MCP_ENDPOINT, SSE_ENDPOINT
+    from ..reach import http_unreachable, not_started
+
+    where = target.describe()
+    if target.kind == "stdio":
+        import shlex
+
+        try:
+            words = shlex.split(target.stdio) if isinstance(target.stdio, str) else list(target.stdio)
+        except ValueError:  # unbalanced quotes: the kit said what it could
+            words = []
+        reason = not_started((words or [""])[0], exc)
+        return f"could not start {where!r}: {reason}" if reason else f"could not connect to {where!r}: {exc}"
+    why = http_unreachable(where, args.timeout, MCP_ENDPOINT if target.kind == "http" else SSE_ENDPOINT)
+    return f"could not connect to {where!r}: {why or exc}"
+
+
+def _client_not_started(program: str, exc: Exception) -> str:
+    """The client command did not start: say why and what to check (tooling/reach.py)."""
+    from ..reach import not_started
+
+    reason = not_started(program, exc)
+    return f"could not start the client {program!r}: {reason}" if reason else str(exc)
