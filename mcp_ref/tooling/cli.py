@@ -3,7 +3,7 @@
 Not a spec section; a thin shell over Client and Server.
 
     mcp-ref serve [TARGET] [--transport sse|http --host H --port P --allow-host NAME --allow-origin URL
-                   --relay redis://HOST:PORT/DB --quiet] [--trace-file PATH]
+                   --relay redis://HOST:PORT/DB --quiet] [--trace-file PATH] [--stats SECONDS]
         serve TARGET over stdio (or HTTP: ``http`` serves Streamable HTTP at /mcp and HTTP with
         SSE at /sse, ``sse`` the same app, announcing /sse). TARGET is module:attribute (found
         from the current directory, as ``python -m`` does) or path/to/file.py:attribute; the
@@ -12,7 +12,8 @@ Not a spec section; a thin shell over Client and Server.
         (relay.py). Over HTTP each request is logged on stderr in one line (``--quiet``: not
         logged); the options of HTTP given without ``--transport sse`` or ``http`` are an error,
         and an address it cannot listen on is said in one line (``cannot_listen``). Ctrl-C stops
-        it on every transport with exit status 130 (``CtrlC``).
+        it on every transport with exit status 130 (``CtrlC``). SIGUSR1 prints ``Server.stats()``
+        as a JSON line on stderr, and ``--stats SECONDS`` every SECONDS too (serve_stats.py).
     mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
                     [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
         connect, initialize, send one request, print its result. The client declares sampling
@@ -67,6 +68,7 @@ from ..lifecycle import PROTOCOL_VERSION
 from ..server import Server
 from .argv_hints import parse_command_line
 from .request_cmd import add_connection_arguments, cmd_inspect, cmd_request
+from .serve_stats import StatsReporter
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
 __all__ = ["TraceFile", "build_parser", "load_server", "main"]
@@ -106,6 +108,17 @@ def _options_of_http_without_sse(args: argparse.Namespace) -> list[str]:
     return [option for option, present in given.items() if present]
 
 
+def _seconds(text: str) -> float:
+    """A number of seconds above 0, for ``--stats``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0, e.g. 60")
+    return value
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     misplaced = _options_of_http_without_sse(args)
     if misplaced:  # before importing anything: a stdio server here would be a silent surprise
@@ -122,7 +135,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"mcp-ref: loading {args.target} failed:\n{user_traceback(exc)}", end="", file=sys.stderr)
         return 1
     trace = TraceFile(args.trace_file) if args.trace_file else None
-    with CtrlC() as ctrl_c:
+    with CtrlC() as ctrl_c, StatsReporter(server, args.stats):
         if args.transport == "stdio":
             if sys.stdin.isatty():  # a person, not a client: say what is going on (on stderr, TR-04)
                 print(f"mcp-ref: serving {server.name} on stdin/stdout; type one JSON-RPC message per line, "
@@ -321,6 +334,10 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     serve.add_argument("--quiet", action="store_true",
                        help="for sse and http: do not log each HTTP request on stderr (stdio logs none anyway)")
     serve.add_argument("--trace-file", metavar="PATH", help="append every message, with its direction, to PATH")
+    serve.add_argument("--stats", type=_seconds, metavar="SECONDS",
+                       help="print what the server holds (sessions, streams, queues, requests, threads) as a JSON "
+                            "line on stderr every SECONDS, e.g. 60; SIGUSR1 prints it at any time, with or "
+                            "without this flag")
     serve.set_defaults(func=cmd_serve)
 
     request = sub.add_parser("request", help="connect, initialize, send one request, print the result",
