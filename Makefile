@@ -48,7 +48,7 @@ mutants: $(VENV)/.installed-test
 	$(BIN)/python -m tests.mutants
 
 lint: $(VENV)/.installed-lint
-	$(BIN)/ruff check mcp_ref tests examples benchmarks course
+	$(BIN)/ruff check mcp_ref mcp_ref_check tests examples benchmarks course
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

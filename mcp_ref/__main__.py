@@ -1,3 +1,3 @@
-from .tooling.cli import main
+from .cli.main import main
 
 raise SystemExit(main())

@@ -27,7 +27,7 @@ Like a file, a Client left open is a leak: when one is garbage-collected without
 it emits a ``ResourceWarning`` (shown with ``python -W default`` or ``-X dev``) and shuts its
 connection down anyway; clients still open when the interpreter exits are closed then, so a
 spawned server never outlives the program. ``trace=True`` prints every message on stderr;
-``trace=tracer("client")`` (``from mcp_ref.tooling.explain import tracer``) prints each with its
+``trace=tracer("client")`` (``from mcp_ref.cli.explain import tracer``) prints each with its
 spec page and requirement IDs instead.
 """
 
@@ -39,7 +39,8 @@ from typing import Any, Protocol
 
 from . import lifecycle, pagination, ping, prompts, sampling, tools
 from . import roots as roots_
-from .machinery import lifetime, tracing
+from .machinery import tracing
+from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
@@ -108,7 +109,7 @@ class Client:
         # keep an abandoned Client alive, or __del__ could never warn about it and clean up.
         self._session = Session(
             transport,
-            on_request=lifetime.weakly(self, "_handle_request", _gone),  # (machinery/lifetime.py, rule 2)
+            on_request=lifetime.weakly(self, "_handle_request", _gone),  # (machinery/threads/lifetime.py, rule 2)
             on_notification=lifetime.weakly(self, "_handle_notification", lambda *args: None),
             inline_methods=frozenset({"ping"}),
             knows_method=lifetime.weakly(self, "_knows_method", lambda method: False),
@@ -203,15 +204,15 @@ class Client:
     ) -> Client:
         """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
 
-        The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http_client.py).
+        The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http/client_transport.py).
         ``headers`` go with every HTTP request (``{"Authorization": "Bearer ..."}``). ``timeout``
         bounds each POST, each request and the opening of the server's stream. An older server
         that answers the ``initialize`` POST with a 4xx (other than 401 and 403) is reached over
         HTTP with SSE at the same URL instead, unless ``fallback=False``: so ``Client.http(url)``
         reaches either kind. The other options are the constructor's.
         """
-        from .machinery.http_client import HttpError
-        from .streamable_http_client import StreamableHttpClientTransport
+        from .machinery.http.client_plumbing import HttpError
+        from .streamable_http.client_transport import StreamableHttpClientTransport
 
         options = _options(locals())
         # SHTTP-08, TR-08: whatever credentials the server wants travel in the headers

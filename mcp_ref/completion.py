@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Union
 
 from . import messages
+from .functions.registry import close_matches, did_you_mean
 from .messages import InvalidParams, MethodNotFound
-from .python.registry import close_matches, did_you_mean
 
 MAX_VALUES = 100  # CMP-12
 REF_TYPES = {"ref/prompt": "name", "ref/resource": "uri"}
@@ -100,7 +100,7 @@ class CompletionRegistry:
             # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
-        from .python.signatures import context_parameter_name  # the Python side, loaded on first use
+        from .functions.signatures import context_parameter_name  # the Python side, loaded on first use
 
         context = context_parameter_name(completer)
         found = completer(value, **({context: ctx} if context else {}))

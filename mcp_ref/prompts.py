@@ -29,14 +29,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import pagination
+from .functions.registry import Registered, Registry, close_matches, did_you_mean
 from .messages import InternalError, InvalidParams
-from .python.registry import Registered, Registry, close_matches, did_you_mean
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
-    from .python.signatures import Signature
+    from .functions.signatures import Signature
 
 log = logging.getLogger("mcp_ref.prompts")
 
@@ -58,7 +58,7 @@ class Prompt(Registered):
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
                  arguments: list[dict[str, Any]] | None = None):
-        from .python.returns import prompt_result
+        from .functions.returns import prompt_result
 
         super().__init__(fn, f"prompt {name!r}", description, label=f"prompt {name}")
         self.name = name

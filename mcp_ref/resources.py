@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any
 
 from . import messages, pagination
 from .content import is_uri
+from .functions.registry import Registered, Registry, did_you_mean, error_text
 from .messages import InternalError, InvalidParams, ResourceNotFound
-from .python.registry import Registered, Registry, did_you_mean, error_text
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
 # imported where a function is registered, not at the top: it needs inspect,
 # dataclasses and more, which `import mcp_ref` and a program that only uses the client skip.
 if TYPE_CHECKING:
-    from .python.signatures import Signature
+    from .functions.signatures import Signature
 
 log = logging.getLogger("mcp_ref.resources")
 
@@ -77,7 +77,7 @@ class Resource(Registered):
 
     def __init__(self, fn: Callable[..., Any], uri: str, name: str, description: str | None,
                  mime_type: str | None, is_template: bool = False):
-        from .python.returns import resource_contents_list
+        from .functions.returns import resource_contents_list
 
         super().__init__(fn, f"resource template {uri!r}" if is_template else f"resource {uri!r}", description,
                          label=f"resource {uri}")

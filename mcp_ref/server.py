@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -34,7 +35,8 @@ from . import roots as roots_
 from . import session as engine
 from .completion import Completer, CompletionRegistry
 from .lifecycle import Phase
-from .machinery.ratelimit import RateLimit
+from .machinery.ratelimit import take_token
+from .machinery.threads.pool import checked_max_running
 from .machinery.transport import Transport
 from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
@@ -44,7 +46,8 @@ from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
-    from .sse import SseApp, SseHttpServer
+    from .sse import SseHttpServer
+    from .streamable_http.both import HttpApp
 
 log = logging.getLogger("mcp_ref.server")
 
@@ -104,18 +107,25 @@ class Server:
     the client could have asked for). ``rate_limits`` maps a method (``"tools/call"``,
     ``"completion/complete"``, ...) to ``(per_second, burst)``: each session gets its own token
     bucket, and requests beyond it are answered -32010 (see ratelimit.py; TOOL-10, CMP-09).
+    ``max_running`` is how many of one session's requests run at once (machinery/threads/pool.py;
+    more wait their turn, and beyond the queue a request is answered -32603 "Server busy").
+    ``max_workers=`` is its old name, still taken with a DeprecationWarning.
     """
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  rate_limits: dict[str, tuple[float, int]] | None = None,
-                 max_workers: int = DEFAULT_MAX_RUNNING):
+                 max_running: int = DEFAULT_MAX_RUNNING, max_workers: int | None = None):
         self.name = name
         self.version = version
         self.instructions = instructions
         self.page_size = page_size
         self.logging = logging
-        self.max_workers = max_workers
+        if max_workers is not None:  # the old name, from before there was a pool to name
+            warnings.warn("Server(max_workers=) is now Server(max_running=): how many requests of a session run at "
+                          "once", DeprecationWarning, stacklevel=2)
+            max_running = max_workers
+        self.max_running = checked_max_running(max_running)  # wrong here, not when a client comes
         self.rate_limits = dict(rate_limits or {})
         self._sessions: set[Session] = set()
         self._sessions_lock = threading.Lock()
@@ -223,7 +233,7 @@ class Server:
     def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
         """Register a completer function, or a fixed list of values filtered by prefix."""
         if callable(completer):
-            from .python.signatures import refuse_async  # the Python side, loaded on first use
+            from .functions.signatures import refuse_async  # the Python side, loaded on first use
 
             refuse_async(completer, f"the completer for {argument!r} of {ref!r}")
         self.completions.add(ref_type, ref, argument, completer)
@@ -231,7 +241,7 @@ class Server:
     def on_roots_changed(self, callback: F) -> F:
         """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
         on another thread of the session, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
-        from .python.signatures import refuse_async  # the Python side, loaded on first use
+        from .functions.signatures import refuse_async  # the Python side, loaded on first use
 
         refuse_async(callback, "an on_roots_changed callback")
         self._roots_callbacks.append(callback)
@@ -286,10 +296,7 @@ class Server:
                 what = required[0] + (f".{required[1]}" if required[1] else "")
                 raise MethodNotFound(f"Method not found: {ctx.method} (this server did not declare {what})")
         if ctx.method in self.rate_limits:  # TOOL-10, CMP-09: a bucket per session and method
-            buckets = ctx.session.state.setdefault("rate_limits", {})
-            if ctx.method not in buckets:
-                buckets[ctx.method] = RateLimit(*self.rate_limits[ctx.method])
-            buckets[ctx.method].take(ctx.method)
+            take_token(ctx.session.state, ctx.method, self.rate_limits)
         return handler(ctx)
 
     def _handle_notification(self, session: Session, method: str, params: dict[str, Any]) -> None:
@@ -342,7 +349,7 @@ class Server:
             inline_methods=frozenset({"initialize", "ping"}),  # PING-12: a ping never waits for a busy thread
             knows_method=self.request_handlers.__contains__,
             context=RequestContext,  # every handler's ctx is one of ours, with the helpers above
-            max_running=self.max_workers,
+            max_running=self.max_running,
             trace=trace,
             name=f"{self.name}-session",
         )
@@ -377,9 +384,9 @@ class Server:
                 totals[name] += held.get(name, 0)
         return totals
 
-    def wsgi_app(self, **options: Any) -> SseApp:
-        """This server as a WSGI application speaking both HTTP transports: Streamable HTTP at
-        ``/mcp`` (streamable_http.py; ``mcp_path``, and ``streamable_options`` for its own limits)
+    def wsgi_app(self, **options: Any) -> HttpApp:
+        """This server as a WSGI application speaking both HTTP transports (streamable_http/both.py):
+        Streamable HTTP at ``/mcp`` (``mcp_path``, and ``streamable_options`` for its own limits)
         and HTTP with SSE at ``/sse`` and ``/messages/`` (see sse.SseApp for options:
         ``sse_path``, ``message_path``, ``allowed_hosts``, ``allowed_origins``, and the limits
         ``max_body_bytes``, ``max_streams``, ``max_queued``, ``max_queued_bytes``, ``keepalive``,
@@ -387,15 +394,15 @@ class Server:
         Run it under any *threaded* WSGI server: each event stream holds a thread. With
         ``relay="redis://HOST:PORT/DB"`` (the redis package; in a checkout,
         ``.venv/bin/pip install -e '.[redis]'``) it may run in several processes and on several
-        hosts at once (gunicorn ``-w 4 -k gthread``): see machinery/relay.py."""
-        from .sse import SseApp
+        hosts at once (gunicorn ``-w 4 -k gthread``): see scaleout/relay.py."""
+        from .streamable_http.both import HttpApp
 
-        return SseApp(self, **options)
+        return HttpApp(self, **options)
 
     def sse_server(self, host: str = "127.0.0.1", port: int = 0, *, request_timeout: float | None = None,
                    write_timeout: float | None = None, **options: Any) -> SseHttpServer:
         """Serve HTTP with SSE in a background thread; use as a context manager (``.url``, ``.close()``).
-        ``request_timeout`` and ``write_timeout`` bound slow clients (see http_server.py; None:
+        ``request_timeout`` and ``write_timeout`` bound slow clients (see http/werkzeug_server.py; None:
         the defaults); other options go to ``wsgi_app``."""
         from .sse import SseHttpServer
 

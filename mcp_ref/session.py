@@ -9,7 +9,7 @@ notifications it must act on. https://modelcontextprotocol.io/specification/2024
    (messages.py). An answer settles the request of ours that has its id (MSG-05). A
    notification is handled at once, on the reader, so notifications are handled in the order
    they came: cancellation and progress here (their pages), any other by the face's
-   ``on_notification``. A request goes to the session's *pool* (machinery/pool.py), whose
+   ``on_notification``. A request goes to the session's *pool* (machinery/threads/pool.py), whose
    threads run the face's ``on_request`` and send its result or error back as the request's one
    answer; the reader goes back to reading at once. So while a handler runs, or blocks, or asks
    the peer something and waits (sampling, roots), a ping is still answered, a cancellation
@@ -39,8 +39,9 @@ from typing import Any
 
 from . import cancellation, messages, progress
 from .lifecycle import LifecycleState
-from .machinery.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest, Unmatched, meant_for
-from .machinery.pool import DEFAULT_MAX_QUEUED, Pool, PoolFull
+from .machinery.threads.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
+from .machinery.threads.pool import DEFAULT_MAX_QUEUED, Pool, PoolFull
+from .machinery.threads.unmatched import Unmatched, meant_for
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, InternalError, InvalidParams, InvalidRequest, McpError, Message, MessageTooLong, RequestId
 
@@ -112,7 +113,7 @@ class Session:
         self._progress: dict[RequestId, ProgressCallback] = {}  # progress token -> callback, for ours
         self._running: dict[RequestId, RequestContext] = {}  # the peer's, not yet answered
         self._ids = itertools.count(1)  # MSG-04: ids are never reused within a session
-        self.unmatched = Unmatched()  # what the peer sent that matched no request of ours (outgoing.py)
+        self.unmatched = Unmatched()  # what the peer sent that matched no request of ours (unmatched.py)
         self._closed = False
         self.close_reason: str | None = None
         self.closed = threading.Event()  # set once, when the session has fully closed

@@ -48,10 +48,10 @@ Limits, each a keyword of ``SseApp`` (and of ``Server.wsgi_app``/``sse_server``/
   be polled (a server that does not give it, or TLS), an idle stream writes a comment every
   second instead, and the write to a departed client fails within a few seconds.
 - Under ``SseHttpServer`` two more bounds hold, ``request_timeout`` = 10 s for a request to
-  arrive whole and ``write_timeout`` = 30 s per write (see http_server.py).
+  arrive whole and ``write_timeout`` = 30 s per write (see http/werkzeug_server.py).
 
 Server (this module): ``SseApp`` is a plain WSGI application (``Server.wsgi_app``), so any
-threaded WSGI server can run it; ``SseHttpServer`` (http_server.py) runs it on werkzeug's
+threaded WSGI server can run it; ``SseHttpServer`` (http/werkzeug_server.py) runs it on werkzeug's
 threaded server. Client: ``SseClientTransport`` in sse_client.py.
 """
 
@@ -69,17 +69,16 @@ from werkzeug.exceptions import ClientDisconnected
 from werkzeug.wrappers import Request, Response
 
 from . import messages
-from .machinery.http_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
-from .machinery.http_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
-from .machinery.http_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
-from .machinery.http_streams import sse_event as sse_event
-from .machinery.outbox import Full, Inbox, Outbox
-from .machinery.redis_relay import relay_from
-from .machinery.relay import Relay, RelayUnavailable, UnknownSession
+from .machinery.http.event_streams import LOCAL_HOSTS as LOCAL_HOSTS  # re-exported: mcp-ref serve widens it
+from .machinery.http.event_streams import SseStreamWriter, client_socket, hostname, origin_allowed, pollable
+from .machinery.http.event_streams import sse_event as sse_event
+from .machinery.http.queues import Full, Inbox, Outbox
+from .machinery.http.werkzeug_server import SseHttpServer as SseHttpServer  # re-exported: the server most users run
+from .scaleout.redis_relay import relay_from
+from .scaleout.relay import Relay, RelayUnavailable, UnknownSession
 
 if TYPE_CHECKING:
     from .session import Session, TraceCallback
-    from .streamable_http import StreamableHttpApp
 
 
 class SessionOpener(Protocol):
@@ -108,7 +107,7 @@ DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024
 # Seconds of silence on a stream before a comment line, so proxies do not drop it.
 KEEPALIVE_SECONDS = 15.0
 # (How often an idle stream checks that its client is still there, and the shorter keep-alive
-# of a stream whose socket cannot be polled: machinery/http_streams.py, shared with Streamable HTTP.)
+# of a stream whose socket cannot be polled: machinery/http/event_streams.py, shared with Streamable HTTP.)
 # Seconds a client is told to wait when the relay cannot reach the session's process.
 RELAY_RETRY_AFTER_SECONDS = 2
 
@@ -118,8 +117,8 @@ RELAY_RETRY_AFTER_SECONDS = 2
 
 
 class _StreamTransport(Inbox):
-    """One SSE session: POST bodies are delivered to its inbox (machinery/outbox.py's ``Inbox``,
-    which the session's reader reads), the stream drains ``outbox`` (machinery/outbox.py: at most
+    """One SSE session: POST bodies are delivered to its inbox (machinery/http/queues.py's ``Inbox``,
+    which the session's reader reads), the stream drains ``outbox`` (machinery/http/queues.py: at most
     ``max_queued`` messages of at most ``max_queued_bytes``).
 
     A sender that finds no room waits for it, up to its timeout. If none comes, the stream has
@@ -184,8 +183,7 @@ class SseApp:
                  allowed_origins: Iterable[str] | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  max_streams: int = DEFAULT_MAX_STREAMS, max_queued: int = DEFAULT_MAX_QUEUED,
                  max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES, keepalive: float = KEEPALIVE_SECONDS,
-                 trace: TraceCallback | None = None, relay: Relay | str | None = None, mcp_path: str | None = "/mcp",
-                 streamable_options: dict[str, Any] | None = None):
+                 trace: TraceCallback | None = None, relay: Relay | str | None = None):
         self.server = server
         self.sse_path = sse_path
         self.message_path = message_path
@@ -201,25 +199,12 @@ class SseApp:
         self.relay, self._owns_relay = relay_from(relay)
         self._streams: dict[str, _StreamTransport] = {}
         self._lock = threading.Lock()
-        # The newer transport's endpoint in the same app, so clients of either kind reach this
-        # server (streamable_http.py; SHTTP-42). mcp_path=None leaves it out.
-        self.streamable: StreamableHttpApp | None = None
-        if mcp_path is not None:
-            from .streamable_http import StreamableHttpApp
-
-            self.streamable = StreamableHttpApp(
-                lambda transport: server.open_session(transport, trace=trace), path=mcp_path,
-                allowed_hosts=self.allowed_hosts, allowed_origins=self.allowed_origins, max_body_bytes=max_body_bytes,
-                max_queued=max_queued, max_queued_bytes=max_queued_bytes, keepalive=keepalive, relay=self.relay,
-                **(streamable_options or {}))
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         response = self.dispatch(Request(environ))
         return response(environ, start_response)
 
     def dispatch(self, request: Request) -> WsgiAnswer:
-        if self.streamable is not None and request.path == self.streamable.path:  # Streamable HTTP
-            return self.streamable.dispatch(request)
         if "*" not in self.allowed_hosts and hostname(request.host) not in self.allowed_hosts:
             return _plain(421, f"Host {request.host!r} is not allowed (DNS rebinding protection)")
         if not self._origin_allowed(request.headers.get("Origin")):  # TR-06
@@ -247,8 +232,6 @@ class SseApp:
             streams = list(self._streams.values())
         for transport in streams:
             transport.close()
-        if self.streamable is not None:
-            self.streamable.close()
         if self._owns_relay:
             self.relay.close()
 
@@ -272,7 +255,7 @@ class SseApp:
         endpoint = f"{request.script_root}{self.message_path}?{query}".encode()  # TR-11, relative
 
         # A socket we can poll tells at once that its client left; otherwise a write must, so
-        # a stream we cannot poll sends its keep-alive comments more often (machinery/http_streams.py).
+        # a stream we cannot poll sends its keep-alive comments more often (machinery/http/event_streams.py).
         writer = SseStreamWriter(pollable(sock), self.keepalive)
 
         def stream() -> Iterator[bytes]:

@@ -17,7 +17,7 @@ In short (the server's side and the whole picture are in sse.py):
 
 HTTP is requests (one ``requests.Session``, so POSTs reuse a kept-alive connection when the
 server allows it; a POST that fails, with no byte of an answer, on one the server closed while
-idle is sent once more on a fresh one: machinery/http_client.py), and the event stream is
+idle is sent once more on a fresh one: machinery/http/client_plumbing.py), and the event stream is
 parsed by sseclient-py, fed with short reads so that each event is handled the moment it
 arrives. The session does not consult the environment on every POST (``trust_env`` is off:
 looking up proxy settings cost about a quarter of the client's CPU per POST); proxies and a CA
@@ -42,9 +42,9 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from .machinery.http_client import HttpError as HttpError  # raised by the client ends of both HTTP transports
-from .machinery.http_client import first_words, post_resent_once, socket_of
-from .machinery.http_client import unreachable as unreachable  # shared with streamable_http_client.py
+from .machinery.http.client_plumbing import HttpError as HttpError  # raised by the client ends of both HTTP transports
+from .machinery.http.client_plumbing import first_words, post_resent_once, socket_of
+from .machinery.http.client_plumbing import unreachable as unreachable  # shared with streamable_http/client_transport.py
 from .messages import ConnectionClosed
 
 if TYPE_CHECKING:
@@ -220,7 +220,7 @@ class SseClientTransport:
         try:
             # LC-24: both to connect and to wait for the answer, so a frozen server costs a
             # request no more than its own timeout; sent once more if it crossed the close of an
-            # idle kept-alive connection (machinery/http_client.py, point 7).
+            # idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
             response = post_resent_once(self._http, lambda left: self._http.post(
                 self._endpoint, data=data, timeout=(left, left), headers={"Content-Type": "application/json"}), bound)
         except requests.Timeout:  # the session turns it into RequestTimeout for the caller

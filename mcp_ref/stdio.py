@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, cast
 
-from .machinery import pipes
+from .machinery.stdio import pipes
 from .messages import ConnectionClosed, MessageTooLong
 
 log = logging.getLogger("mcp_ref.stdio")
@@ -134,10 +134,10 @@ class NewlineFramer:
 class StdioTransport:
     """Messages over a pair of byte streams (a child's pipes, or our own stdin and stdout).
 
-    Every wait is bounded (machinery/pipes.py): a write to a pipe or socket waits for room only
+    Every wait is bounded (machinery/stdio/pipes.py): a write to a pipe or socket waits for room only
     until the caller's deadline, so a peer that stops reading costs a caller its timeout at most,
     and ``close()`` never waits for a stuck write. Reading waits as long as it takes: only the
-    session's reader thread reads (machinery/pipes.py says why that is enough).
+    session's reader thread reads (machinery/stdio/pipes.py says why that is enough).
     """
 
     def __init__(self, reader: IO[bytes], writer: IO[bytes], *, max_line_bytes: int = MAX_LINE_BYTES):
@@ -230,7 +230,7 @@ TERMINATE_GRACE = 2.0  # seconds after SIGTERM before SIGKILL (LC-18)
 
 
 class SubprocessTransport(StdioTransport):
-    """A server child process, spoken to over its stdin and stdout (machinery/processes.py starts
+    """A server child process, spoken to over its stdin and stdout (machinery/stdio/processes.py starts
     it in a process group of its own and forwards its stderr line by line, to ``on_stderr`` or to
     our ``sys.stderr``)."""
 
@@ -239,7 +239,7 @@ class SubprocessTransport(StdioTransport):
                  max_line_bytes: int = MAX_LINE_BYTES):
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list of strings, e.g. ['python', 'server.py']")
-        from .machinery import processes  # with the first server spawned: `import mcp_ref` does not pay for it
+        from .machinery.stdio import processes  # with the first server spawned: `import mcp_ref` does not pay for it
 
         self._processes = processes
         self.command = list(command)

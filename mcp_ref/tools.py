@@ -17,7 +17,7 @@ In short:
 5. Servers must validate inputs (TOOL-08): we check arguments against ``inputSchema`` with
    jsonschema before the function is called.
 
-Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives in mcp_ref/python/:
+Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives in mcp_ref/functions/:
 hints.py derives the ``inputSchema`` from the function's type hints and turns the arguments into
 typed values; returns.py turns what the function returns into content. Client side:
 ``call_tool_params`` (``Client.list_tools`` and ``call_tool`` send the requests).
@@ -30,11 +30,11 @@ from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
+from .functions.registry import Registered, Registry, did_you_mean, error_text
 from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
-from .python.registry import Registered, Registry, did_you_mean, error_text
 
-# The rest of the Python side (mcp_ref/python/: type hints in, return values out) is imported where
+# The rest of the Python side (mcp_ref/functions/: type hints in, return values out) is imported where
 # a function is registered, not at the top: it needs inspect, dataclasses and more, which
 # `import mcp_ref` and a program that only uses the client skip.
 
@@ -46,14 +46,14 @@ log = logging.getLogger("mcp_ref.tools")
 
 class Tool(Registered):
     """One registered tool: its wire description and the function behind it. ``input_schema``
-    defaults to the one derived from the function's type hints (python/hints.py)."""
+    defaults to the one derived from the function's type hints (functions/hints.py)."""
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
                  input_schema: dict[str, Any] | None = None):
         import jsonschema  # heavy: imported with the first tool registered, not by `import mcp_ref`
 
-        from .python.hints import passes_through
-        from .python.returns import tool_result
+        from .functions.hints import passes_through
+        from .functions.returns import tool_result
 
         super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}")
         self.name = name

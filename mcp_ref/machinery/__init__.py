@@ -16,7 +16,7 @@ and why it is not that page.
   an HTTP session's inbox (what its client POSTed, for the session's reader) and the outbox of
   each stream (the messages waiting for one client, bounded in number and bytes).
 - ``relay`` and ``redis_relay``: carrying an HTTP POST to the process that holds its session.
-- under the Streamable HTTP page (streamable_http.py): ``streamable_session`` (a session's
+- under the Streamable HTTP page (streamable_http/server_app.py): ``streamable_session`` (a session's
   transport: which stream each message goes on, the streams and their bounds), ``session_table``
   (the sessions by id, how many, how long unused), ``streamable_relay`` (what the relay carries
   for them), ``http_client`` (the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from ..messages import RateLimited
 
@@ -43,3 +44,12 @@ class RateLimit:
             wait = (1 - self._tokens) / self.per_second
         raise RateLimited(f"Rate limit exceeded for {what}: at most {self.per_second:g} per second; "
                           f"retry in {wait:.2f} s", {"retryAfter": round(wait, 3)})
+
+
+def take_token(state: dict[str, Any], method: str, limits: dict[str, tuple[float, int]]) -> None:
+    """A token from the session's bucket for ``method`` (made on first use from ``limits`` and kept in
+    the session's ``state``), or RateLimited."""
+    buckets = state.setdefault("rate_limits", {})
+    if method not in buckets:
+        buckets[method] = RateLimit(*limits[method])
+    buckets[method].take(method)

@@ -6,7 +6,7 @@ they go out and come in (the engine calls the hook with each message's bytes, se
 1. ``trace=True`` prints every message on stderr as it is on the wire, with its direction:
    ``client -> server  {json}``, ``client <- server  {json}``.
 2. ``trace=fn`` calls ``fn(direction, data)`` with each message instead (``"->"`` or ``"<-"``, and
-   its bytes); ``tracer("client")`` of mcp_ref/tooling/explain.py is one such function, which
+   its bytes); ``tracer("client")`` of mcp_ref/cli/explain.py is one such function, which
    names each message's spec page and requirement IDs.
 3. Anything else is refused at once, saying what to pass (a string is a common slip).
 """
@@ -30,5 +30,5 @@ def trace_hook(trace: TraceCallback | bool | None) -> TraceCallback | None:
     """What ``Client(trace=...)`` means: True prints the raw wire; a function gets each message."""
     if isinstance(trace, str):  # (the explainer is tooling, which the library never imports)
         raise ValueError(f"trace must be True, False or a callable, not {trace!r}; for each message with its "
-                         'spec page and IDs, pass trace=tracer("client") (from mcp_ref.tooling.explain import tracer)')
+                         'spec page and IDs, pass trace=tracer("client") (from mcp_ref.cli.explain import tracer)')
     return print_trace if trace is True else None if trace is False else trace

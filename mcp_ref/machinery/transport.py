@@ -23,7 +23,7 @@ whole and unchanged). It offers four things, and nothing else is asked of it:
    bytes queued for the peer (``queued_messages``, ``queued_bytes``). The engine never calls it.
 
 (The server's ends of the HTTP transports receive through a queue rather than a pipe: each
-POST's thread delivers the message it carried to the session's ``Inbox``, outbox.py, and the
+POST's thread delivers the message it carried to the session's ``Inbox``, http/queues.py, and the
 session's reader reads it as it reads a pipe.)
 """
 
