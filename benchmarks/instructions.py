@@ -83,7 +83,7 @@ with Client.stdio(server, timeout=600) as client:
         client.call_tool("add", {"a": 2, "b": 3})
 """
 
-OUR_SERVER = "import sys; sys.argv = ['mcp-ref', 'serve']; from mcp_ref.tooling.cli import main; main()"
+OUR_SERVER = "import sys; sys.argv = ['mcp-ref', 'serve']; from mcp_ref.cli.main import main; main()"
 
 
 def counted(side: str, calls: int, folder: Path, tree: Path) -> int:

@@ -1,7 +1,7 @@
 """HTTP with SSE on four gunicorn workers through the Redis relay, against one worker.
 
 Not a spec section. One Python process runs CPU-bound tools on one core at a time (the GIL);
-the relay (mcp_ref/machinery/relay.py, redis_relay.py) lets several processes serve one endpoint. Measured in one run,
+the relay (mcp_ref/scaleout/relay.py, redis_relay.py) lets several processes serve one endpoint. Measured in one run,
 side by side, as a ratio (the machines are noisy):
 
 1. throughput of a CPU-bound tool (``--work-ms`` of CPU per call, 10 by default): 8 clients
@@ -157,7 +157,7 @@ def main() -> None:
         parser.error("--work-ms must be at least 5: the point is a CPU-bound tool")
 
     sys.path.insert(0, str(HERE.parent))
-    from tests.real_parts import Gunicorn, RedisServer
+    from tests.support.real_parts import Gunicorn, RedisServer
 
     with RedisServer() as redis_server, \
             Gunicorn("relay_bench:app", workers=1, threads=THREADS, cwd=HERE) as one, \

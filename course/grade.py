@@ -319,7 +319,7 @@ def pointed_todos(lab: Lab, case: str | None, req_id: str, case_ids: list[str] |
 
 def summary_of(req_id: str) -> str:
     """A requirement's one-line summary, from the index that comes with the kit."""
-    from mcp_ref.tooling import requirements
+    from mcp_ref_check import requirements
 
     try:
         return str(requirements.get(req_id).summary)

@@ -20,10 +20,10 @@ from mcp_ref import Client, Server
 from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref.session import Session
 
-from .schema_tap import SCHEMA_PATH, SchemaTap, schema_available
+from .support.schema_tap import SCHEMA_PATH, SchemaTap, schema_available
 
 ROOT = Path(__file__).resolve().parents[1]
-TEST_SERVER = str(ROOT / "tests" / "servers.py") + ":server"
+TEST_SERVER = str(ROOT / "tests" / "peers" / "servers.py") + ":server"
 
 # Tests send Ctrl-C (SIGINT) to programs they start. A shell that starts the suite in the
 # background (`make test &`) makes it ignore SIGINT, and an ignored signal stays ignored in every
@@ -149,7 +149,7 @@ def pytest_report_header(config: Any) -> str:
 def pytest_terminal_summary(terminalreporter: Any) -> Iterator[None]:
     """Under the short summary, just above the counts, even with ``-q`` (which hides the header
     above): which optional parts did not run, and how to enable each (optional_parts.py)."""
-    from .optional_parts import skip_reason, summary_line
+    from .support.optional_parts import skip_reason, summary_line
 
     yield  # the outermost wrapper: what follows comes after the short summary of -ra
     reasons = [skip_reason(report) for report in terminalreporter.stats.get("skipped", [])]

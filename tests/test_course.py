@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import mcp_ref
-from mcp_ref.tooling import requirements
+from mcp_ref_check import requirements
 
 from .conftest import ROOT
 
@@ -233,7 +233,7 @@ def test_the_learners_copies_are_ignored_by_git() -> None:
 
 
 def test_every_case_a_step_names_is_in_the_kit() -> None:
-    from mcp_ref.tooling.check.registry import all_client_cases, all_server_cases
+    from mcp_ref_check.case_registry import all_client_cases, all_server_cases
 
     names = {case.name for case in all_server_cases() + all_client_cases()}
     for lab in LABS:

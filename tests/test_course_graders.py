@@ -618,7 +618,7 @@ def test_every_lab_has_a_table_and_every_todo_a_row() -> None:
 
 
 def _cases(names: list[str]) -> list[Any]:
-    from mcp_ref.tooling.check.registry import all_client_cases, all_server_cases
+    from mcp_ref_check.case_registry import all_client_cases, all_server_cases
 
     return [case for case in all_server_cases() + all_client_cases() if case.name in names]
 

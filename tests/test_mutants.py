@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref.tooling import notes
-from mcp_ref.tooling.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
-from mcp_ref.tooling.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
+from mcp_ref_check import notes
+from mcp_ref_check.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
+from mcp_ref_check.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
 
 from .conftest import ROOT
 from .mutants import MUTANTS, copy_repository, run_mutant

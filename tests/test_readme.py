@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .real_parts import free_port
+from .support.real_parts import free_port
 
 README = ROOT / "README.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -163,8 +163,8 @@ def test_the_relay_recipe_runs_as_written(tmp_path: Path) -> None:
 def test_the_readme_says_where_the_schema_checks_come_from() -> None:
     """The paths the skipping tests look for are the ones the README names, and the
     Compatibility section does not promise checks a fresh clone cannot run."""
-    from .schema_tap import SCHEMA_PATH
-    from .test_requirements_index import DOCS, LIST_PATH
+    from .check.test_requirements import DOCS, LIST_PATH
+    from .support.schema_tap import SCHEMA_PATH
 
     workspace = ROOT.parent
     development = " ".join(section("Development").split())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .optional_parts import summary_line
+from .support.optional_parts import summary_line
 
 MAX_TRACKED_BYTES = 1024 * 1024
 

@@ -5,7 +5,7 @@ Not a spec page of its own. The chain a reader follows is ID -> spec_notes row -
 ``# ID`` comment at the enforcing line) -> test. These tests fail when a link breaks: an ID
 without a row, a row naming a function or a test that was renamed or deleted, an ID whose row
 names code but whose code carries no ``# ID`` comment (or carries it in another file), and a
-malformed ID cell. (IDs cited in the code but missing from the index: test_requirements_index.py.)
+malformed ID cell. (IDs cited in the code but missing from the index: tests/check/test_requirements.py.)
 Whether the named test really fails without the behaviour is the mutants' job (tests/mutants.py).
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref.tooling import notes
-from mcp_ref.tooling.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
-from mcp_ref.tooling.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
+from mcp_ref_check import notes
+from mcp_ref_check.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
+from mcp_ref_check.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
 
 from .conftest import ROOT
 
@@ -111,7 +111,7 @@ def test_comment_citations_ignore_docstrings_and_the_files_that_only_name_ids() 
     comment = next(n for n, line in enumerate(lines, start=1) if line.strip().startswith("# LC-12: the proposal"))
     assert ("mcp_ref/lifecycle.py", comment) in cited["LC-12"]
     paths = {path for places in cited.values() for path, _ in places}
-    only_naming = ("mcp_ref/tooling/requirements.py", "mcp_ref/tooling/explain.py", "mcp_ref/tooling/check/")
+    only_naming = ("mcp_ref_check/requirements.py", "mcp_ref/cli/explain.py", "mcp_ref_check/")
     assert not {p for p in paths if p.startswith(only_naming)}
 
 
@@ -128,7 +128,7 @@ def test_the_streamable_http_index_is_in_the_notes_and_cited_in_its_modules() ->
     assert {i for row in rows for i in row.ids} == set(REQUIREMENTS_2025_03_26)
     cited = notes.comment_citations()
     files = {path for requirement_id in REQUIREMENTS_2025_03_26 for path, _ in cited.get(requirement_id, [])}
-    assert {"mcp_ref/streamable_http.py", "mcp_ref/streamable_http_client.py"} <= files
+    assert {"mcp_ref/streamable_http/server_app.py", "mcp_ref/streamable_http/client_transport.py"} <= files
 
 
 def test_spec_of_an_id_says_what_it_is_where_the_code_cites_it_and_which_tests_prove_it() -> None:
@@ -146,7 +146,7 @@ def test_spec_of_an_id_says_what_it_is_where_the_code_cites_it_and_which_tests_p
         source = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
         assert f"  {path}:{line}: {source}" in cited
     proved = out.split("proved by:\n")[1].split("checked by")[0].splitlines()
-    assert "  tests/test_lifecycle.py::test_phase_gate" in proved
+    assert "  tests/pages/test_lifecycle.py::test_phase_gate" in proved
     assert "client lifecycle.sends-initialized" in out.split("checked by (mcp-ref check):\n")[1]
 
 
@@ -161,7 +161,8 @@ def test_spec_of_a_page_lists_its_requirements() -> None:
 
 
 def test_spec_without_spec_notes_says_so(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "mcp_ref", tmp_path / "mcp_ref", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("mcp_ref", "mcp_ref_check"):  # the two packages of an installed mcp-ref, and no notes
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     proc = spec("TOOL-18", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     assert "spec_notes/ is not beside this installed package" in proc.stdout

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from mcp_ref.tooling.check.model import CaseResult, Status
-from mcp_ref.tooling.check.runner import ClientOptions, Options, Target, run_client_check, run_server_check
+from mcp_ref_check.model import CaseResult, Status
+from mcp_ref_check.runner import ClientOptions, Options, Target, run_client_check, run_server_check
 
 from ..conftest import ROOT
 

@@ -20,7 +20,7 @@ import pytest
 
 from mcp_ref import Client
 
-from ..test_check import check_json
+from ..check.test_check import check_json
 from .node_peers import EVERYTHING, free_port, npx, stop_group, wait_listening
 
 

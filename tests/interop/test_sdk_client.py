@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from ..conftest import DEMO_SERVER, ROOT, SseServerProcess
-from ..schema_tap import SchemaTap
+from ..support.schema_tap import SchemaTap
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")

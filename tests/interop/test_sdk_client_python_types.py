@@ -4,7 +4,7 @@ https://modelcontextprotocol.io/specification/2024-11-05/server/tools
 https://modelcontextprotocol.io/specification/2024-11-05/server/prompts
 https://modelcontextprotocol.io/specification/2024-11-05/server/resources
 The SDK parses each result with its own models, so a result that is not valid makes it raise.
-Our server (tests/typed_server.py) returns every kind of Python value from tools, prompts and
+Our server (tests/peers/typed_server.py) returns every kind of Python value from tools, prompts and
 resources; the SDK must accept each, and our trace must be clean against the 2024-11-05 schema.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ..conftest import ROOT
-from ..schema_tap import SchemaTap
+from ..support.schema_tap import SchemaTap
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")
@@ -33,7 +33,7 @@ def test_sdk_client_accepts_every_converted_value(tmp_path: Path) -> None:
     from mcp import Client, StdioServerParameters
 
     trace = tmp_path / "trace.txt"
-    args = ["-m", "mcp_ref", "serve", "tests.typed_server:server", "--trace-file", str(trace)]
+    args = ["-m", "mcp_ref", "serve", "tests.peers.typed_server:server", "--trace-file", str(trace)]
 
     async def main() -> dict[str, Any]:
         seen: dict[str, Any] = {}

@@ -1,10 +1,10 @@
 """A small stdio MCP server in plain stdlib Python that takes hostile input well, unless told not to:
-the target of ``mcp-ref check server --hostile`` in tests/test_check_hostile.py.
+the target of ``mcp-ref check server --hostile`` in tests/check/test_hostile.py.
 
     python hostile_server.py [--break NAME]
 
 Without a break it survives every hostile case of the kit (server_hostile.py and
-server_hostile_transports.py in mcp_ref/tooling/check/): it answers broken input with JSON-RPC
+server_hostile_transports.py in mcp_ref_check/): it answers broken input with JSON-RPC
 errors, escapes what it echoes (so a lone surrogate leaves as ``\\ud800``), reads lines of any
 length, answers every request once, and blocks politely when its reader stalls. Each
 ``--break NAME`` fails one of those verdicts (see BREAKS).

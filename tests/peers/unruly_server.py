@@ -1,6 +1,6 @@
 """A stdio MCP server in plain stdlib Python that misbehaves in ways meant to break the checker
 itself, not to break one rule: it dies, goes mute, floods, writes what is not a message, or will
-not be stopped. Each ``--mode`` is one behaviour (see MODES); tests/test_check_unruly_peers.py
+not be stopped. Each ``--mode`` is one behaviour (see MODES); tests/check/test_unruly_peers.py
 runs ``mcp-ref check`` against each and checks that the kit survives it, bounded, and says what
 happened.
 

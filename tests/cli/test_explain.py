@@ -1,0 +1,153 @@
+"""The wire, explained (mcp_ref/cli/explain.py): Client(trace="explain"), mcp-ref request --explain,
+and mcp-ref demo --explain / --step / --only.
+
+Not a spec page of its own: a teaching aid over all of them. Every line names the message's
+direction, its method (a response: the method of the request it answers), its page and the
+requirement IDs it exercises; the table must cover every method both sides handle.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mcp_ref import Client, McpError, Server
+from mcp_ref.cli.explain import ERRORS, METHODS, Explainer, tracer
+from mcp_ref.machinery.memory import MemoryTransport
+from mcp_ref_check.requirements import REQUIREMENTS
+
+from ..conftest import ROOT, server_command
+from .test_main import MCP_REF, SERVE, run
+
+
+def test_every_method_both_sides_handle_is_in_the_table_and_every_id_is_known() -> None:
+    server = Server("s")
+    client = Client(MemoryTransport.pair()[0])
+    client.close()
+    handled = {*server.request_handlers, *server.notification_handlers, *client.request_handlers,
+               *client.notification_handlers, "notifications/cancelled", "notifications/progress"}
+    assert handled - set(METHODS) == set()
+    named = {i for entry in METHODS.values() for i in (*entry.request, *entry.result, *(
+        i for ids in entry.errors.values() for i in ids))} | {i for ids in ERRORS.values() for i in ids}
+    assert named and named <= set(REQUIREMENTS)
+    for method, entry in METHODS.items():
+        assert REQUIREMENTS[entry.request[0]].page == entry.page, method  # a method's first ID is of its page
+
+
+def test_responses_are_matched_to_their_request_per_direction_and_id() -> None:
+    lines: list[str] = []
+    explain = Explainer(lines.append)
+    explain("->", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}')
+    explain("<-", b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}')  # the server's id 1: another request
+    explain("<-", b'{"jsonrpc":"2.0","id":"1","result":{}}')  # "1" is not 1: no request of ours had it
+    explain("->", b'{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}')  # answers the server's roots/list
+    explain("<-", b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}')
+    explain("<-", b"not json")
+    assert lines == [
+        "client -> server  tools/call  [server/tools TOOL-08]",
+        "client <- server  roots/list  [client/roots ROOT-01]",
+        "client <- server  (id '1': no request seen): result  [basic/messages MSG-05]",
+        "client -> server  roots/list: result  [client/roots ROOT-03 ROOT-21]",
+        "client <- server  tools/call: error -32602  [server/tools TOOL-18 TOOL-08]",
+        "client <- server  (not JSON)  [basic/messages: answered -32700]",
+    ]
+
+
+def test_whatever_the_peer_sends_the_explainer_writes_one_line() -> None:
+    lines: list[str] = []
+    explain = Explainer(lines.append)
+    hostile = [b"[" * 100_000, b"[1, 2]", b'{"method": 5}', b'{"jsonrpc":"2.0","id":[1],"result":{"messages":5}}',
+               b'{"jsonrpc":"2.0","id":1,"error":"x"}', b'{"jsonrpc":"2.0","id":{},"method":"prompts/get"}',
+               b'{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"_meta":[],"cursor":{}}}',
+               b'{"jsonrpc":"2.0","id":2,"result":{"messages":[5,{"content":7}],"nextCursor":null}}',
+               b'{"jsonrpc":"2.0","id":3,"error":{"code":[],"message":{}}}', b"\xff\xfe"]
+    for data in hostile:
+        explain("<-", data)
+    assert len(lines) == len(hostile) and all(line.startswith("client <- server  ") for line in lines)
+    assert not [line for line in lines if "could not explain" in line]  # each one understood, not just survived
+
+
+def test_a_server_side_explainer_and_what_a_message_adds() -> None:
+    lines: list[str] = []
+    explain = Explainer(lines.append, side="server", show_json=True)
+    explain("<-", b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"abc","_meta":{"progressToken":7}}}')
+    explain("->", b'{"jsonrpc":"2.0","id":7,"result":{"tools":[],"nextCursor":"def"}}')
+    explain("<-", b'{"jsonrpc":"2.0","id":8,"method":"prompts/list"}')
+    explain("->", b'{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"send initialize first"}}')
+    assert lines[0] == ("server <- client  tools/list  [server/tools TOOL-05; basic/utilities/progress PROG-01 PROG-02; "
+                        "server/utilities/pagination PAG-06 PAG-07]")
+    assert lines[1].startswith('    {"jsonrpc":"2.0","id":7,"method":"tools/list"')
+    assert lines[2] == "server -> client  tools/list: result  [server/tools; server/utilities/pagination PAG-04 PAG-11]"
+    assert lines[6] == ("server -> client  prompts/list: error -32600  "
+                        "[server/prompts; basic/messages MSG-01; basic/lifecycle LC-01]")
+
+
+def test_client_trace_explain_over_a_real_server(capfd: pytest.CaptureFixture[str]) -> None:
+    with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes") as client:
+        client.call_tool("add", {"a": 1, "b": 2})
+        client.call_tool("fail")
+        client.call_tool("ask_model")
+        with pytest.raises(McpError):
+            client.request("server/discover")
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("client ")]
+    assert lines[:3] == [
+        "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11]",
+        "client <- server  initialize: result  [basic/lifecycle LC-07 LC-12]",
+        "client -> server  notifications/initialized  [basic/lifecycle LC-08]",
+    ]
+    assert "client <- server  tools/call: result  [server/tools TOOL-17]" in lines  # isError: true
+    assert "client <- server  sampling/createMessage  [client/sampling SAMP-05; architecture AR-05]" in lines
+    assert "client -> server  sampling/createMessage: result  [client/sampling SAMP-09]" in lines
+    assert lines[-2:] == ["client -> server  server/discover  [not a 2024-11-05 method: expect -32601]",
+                          "client <- server  server/discover: error -32601  [basic/messages: method not found]"]
+
+
+def test_trace_takes_true_false_or_a_callable_and_a_string_says_where_the_explainer_is() -> None:
+    for word in ("verbose", "explain"):  # the explainer is tooling: the library does not import it
+        with pytest.raises(ValueError, match=r'trace=tracer\("client"\).*mcp_ref.cli.explain'):
+            Client.stdio(server_command(), trace=word)  # type: ignore[arg-type]
+
+
+def test_request_explain_prints_the_explained_wire_on_stderr() -> None:
+    proc = run("request", "--stdio", SERVE, "--explain", "tools/call", '{"name": "add", "arguments": {"a": 1, "b": 2}}')
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["content"][0]["text"] == "3"
+    assert proc.stderr.splitlines() == [
+        "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11]",
+        "client <- server  initialize: result  [basic/lifecycle LC-07 LC-12]",
+        "client -> server  notifications/initialized  [basic/lifecycle LC-08]",
+        "client -> server  tools/call  [server/tools TOOL-08; basic/utilities/progress PROG-01 PROG-02]",
+        "client <- server  tools/call: result  [server/tools TOOL-19]",
+    ]
+    both = run("request", "--stdio", SERVE, "--explain", "--trace", "ping")
+    assert both.stderr.splitlines()[-2:] == ["client <- server  ping: result  [basic/utilities/ping PING-01 PING-12]",
+                                             '    {"jsonrpc":"2.0","id":2,"result":{}}']
+
+
+def test_demo_only_one_section_explained() -> None:
+    proc = run("demo", "--only", "4", "--explain", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:2] == ["", "== 4. Tools: list them (each with a JSON Schema for its arguments) =="]
+    assert lines[2] == "  client -> server  tools/list  [server/tools TOOL-05]"
+    assert lines[3] == '      {"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+    assert "initialize" not in proc.stdout and "Shutdown" not in proc.stdout
+    wrong = run("demo", "--only", "99", timeout=60)
+    assert wrong.returncode == 2 and "--only takes a section from 1 to" in wrong.stderr
+
+
+def test_demo_step_waits_for_enter_and_q_stops_the_tour() -> None:
+    proc = subprocess.run([MCP_REF, "demo", "--step"], input="\nq\n", capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "== 2. Ping" in proc.stdout and "(Enter: section 3; q: stop)" in proc.stdout
+    assert "== 3." not in proc.stdout and "Shutdown" not in proc.stdout and proc.stdout.endswith("Done.\n")
+
+
+def test_explain_is_not_loaded_by_import_mcp_ref() -> None:
+    code = "import sys, mcp_ref; print('mcp_ref.cli.explain' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.stdout.strip() == "False"

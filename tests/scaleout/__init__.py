@@ -1,0 +1,3 @@
+"""Tests of mcp_ref/scaleout/: several processes behind one HTTP endpoint, through a real redis-
+server and gunicorn.
+"""
