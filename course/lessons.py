@@ -230,14 +230,15 @@ def read_note_failure_is_iserror(program: Program, verdict: Verdict) -> None:
         how = f"a result with \"isError\": {json.dumps(flag)} (a string, not the boolean true)"
     else:
         how = f"a result with \"isError\": {json.dumps(flag)}"
-    verdict.fail("TOOL-17", f"{asked} came back as {how}: the model and the client take this for a success (TOOL-19: "
-                 "only \"isError\": true says the tool failed), and the failure's text for the note", call.sent, call.got)
+    verdict.fail("TOOL-17", f"{asked} came back as {how}: the client takes this for a success (TOOL-19: only "
+                 "\"isError\": true says the tool failed), and the model reads the failure's text as the note",
+                 call.sent, call.got)
 
 
 # Calls that break lab 4's schemas (the ones the starter gives, and read_note's of TODO 1), each in one
 # way: (tool, arguments, how). A call is made only if the schema the server lists for the tool rules
 # its arguments out, so a schema of TODO 1 written another way is never held against a learner.
-BAD_CALLS = [
+BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("add", {"a": 1}, "without its required argument b"),
     ("add", {"a": "1", "b": 2}, "with a string, \"1\", for the integer a"),
     ("add", {"a": True, "b": 2}, "with true for the integer a (in JSON, true is not an integer)"),
@@ -280,8 +281,9 @@ def invalid_arguments_are_refused(program: Program, verdict: Verdict) -> None:
                          "was wrong and nothing should have run, while an isError result tells the model that the "
                          "tool ran and failed", call.sent, call.got)
         else:
-            verdict.fail("TOOL-08", f"{asked} succeeded (a result without isError): nothing checked its arguments "
-                         "against the tool's inputSchema before the tool ran (schema_problem)", call.sent, call.got)
+            verdict.fail("TOOL-08", f"{asked} succeeded (a result without isError): the tool ran on arguments its "
+                         "inputSchema rules out, so the check before it (schema_problem) let them through",
+                         call.sent, call.got)
 
 
 LAB04 = [
