@@ -21,6 +21,7 @@ Not a spec section: part of the course's grader (course/grade.py runs these afte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -64,8 +65,10 @@ class Program:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout or []:
-            self.lines.put(line)
+        assert self.process.stdout is not None
+        with self.process.stdout:  # closed here, by the one thread that reads it
+            for line in self.process.stdout:
+                self.lines.put(line)
         self.lines.put(b"")  # end of output: the server exited (or closed its stdout)
 
     def send(self, message: dict[str, Any]) -> str:
@@ -96,17 +99,22 @@ class Program:
                 message = json.loads(text)
             except ValueError:
                 continue  # not a message: the kit grades what a server writes; a lesson looks for its answer
-            if isinstance(message, dict) and message.get("id") == self.last_id and "method" not in message:
+            answer_id = message.get("id") if isinstance(message, dict) else None
+            if type(answer_id) is int and answer_id == self.last_id and "method" not in message:
                 return Exchange(sent, text, message)
         return Exchange(sent, None)
 
+    def close_input(self) -> None:
+        """Close the server's stdin: the end of its input, as a client that is done does (LC-16)."""
+        with contextlib.suppress(OSError):
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+
     def stop(self) -> None:
+        self.close_input()
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(5)
-        for pipe in (self.process.stdin, self.process.stdout):
-            if pipe is not None:
-                pipe.close()
 
 
 class NoSession(Exception):
@@ -115,7 +123,10 @@ class NoSession(Exception):
 
 def session(argv: list[str], env: dict[str, str], cwd: str) -> tuple[Program, Exchange]:
     """The program, started and initialized (initialize, then notifications/initialized)."""
-    program = Program(argv, env, cwd)
+    try:
+        program = Program(argv, env, cwd)
+    except OSError as exc:
+        raise NoSession(f"could not start {argv[0]}: {exc}") from exc
     hello = program.request("initialize", {"protocolVersion": "2024-11-05", "capabilities": {},
                                            "clientInfo": {"name": "course-grader", "version": "1.0"}})
     if not isinstance(hello.result, dict):
@@ -178,8 +189,7 @@ class Lesson:
 
 def exits_when_stdin_closes(program: Program, verdict: Verdict) -> None:
     ping = program.request("ping")
-    assert program.process.stdin is not None
-    program.process.stdin.close()
+    program.close_input()
     try:
         code = program.process.wait(EXIT_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -248,14 +258,17 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-def rules_out(schema: Any, arguments: dict[str, Any]) -> bool:
-    """Does this JSON Schema refuse these arguments? (jsonschema, which mcp_ref also uses for this.)"""
+def rules_out(schema: Any, arguments: dict[str, Any]) -> bool | None:
+    """Does this JSON Schema refuse these arguments? (jsonschema, which mcp_ref also uses for this.)
+    None: it is no schema jsonschema can use, which the kit fails (tools.tools-list-is-well-formed)."""
     import jsonschema
 
+    if not isinstance(schema, dict):
+        return None
     try:
         return not jsonschema.validators.validator_for(schema)(schema).is_valid(arguments)
     except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType, TypeError, AttributeError):
-        return False  # a schema the kit fails already (tools.tools-list-is-well-formed)
+        return None
 
 
 def invalid_arguments_are_refused(program: Program, verdict: Verdict) -> None:
@@ -263,14 +276,20 @@ def invalid_arguments_are_refused(program: Program, verdict: Verdict) -> None:
     tools = listed.result.get("tools") if isinstance(listed.result, dict) else None
     schemas = {tool.get("name"): tool.get("inputSchema") for tool in tools or [] if isinstance(tool, dict)}
     for name, arguments, how in BAD_CALLS:
-        if not rules_out(schemas.get(name), arguments):
-            verdict.note(f"not called: {name} {how} (the schema your server lists for {name} allows it)")
+        ruled_out = rules_out(schemas.get(name), arguments)
+        if not ruled_out:
+            why = (f"{name} is not in your server's tools/list" if name not in schemas else
+                   f"the schema your server lists for {name} allows it" if ruled_out is False else
+                   f"the schema your server lists for {name} is not one a validator can use")
+            verdict.note(f"not called: {name} {how} ({why})")
             continue
         call = program.request("tools/call", {"name": name, "arguments": arguments})
         asked = f"{name}, called {how},"
         result = call.result if isinstance(call.result, dict) else {}
         if call.got is None:
-            verdict.fail("TOOL-18", f"{asked} got no answer within {ANSWER_TIMEOUT:g} s", call.sent, call.got)
+            verdict.fail("TOOL-18", f"{asked} got no answer within {ANSWER_TIMEOUT:g} s (the calls after it were not "
+                         "made)", call.sent, call.got)
+            return
         elif call.error_code == -32602:
             continue
         elif "error" in call.answer:
