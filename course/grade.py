@@ -30,7 +30,13 @@ Not a spec section: the course's grader (course/README.md, "Grading").
    output that the lab's own code must flush), a UTF-8 locale (``C.UTF-8``) with Python's standard
    streams in strict UTF-8 (``PYTHONIOENCODING=utf-8:strict``, as in a desktop's UTF-8 locale),
    and a fixed ``PYTHONHASHSEED``.
-6. A lab passes when its command exits 0. Exit status: 0 when every lab graded passed.
+6. Then the lab's own lessons run (course/lessons.py): what the lab asks beyond what the kit can
+   fail in every server (lab 3: exit when stdin closes; lab 4: isError for read_note's failure,
+   -32602 for arguments that break a schema). Each talks to your program as a client does and
+   gives a case shaped as the kit's, shown the same way. They run only when the kit got a
+   session with your program (not when it exits with status 2).
+7. A lab passes when its command exits 0 and every lesson of the lab passes. Exit status: 0 when
+   every lab graded passed.
 """
 
 from __future__ import annotations
@@ -50,12 +56,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import lessons  # course/lessons.py, beside this file
+
 COURSE = Path(__file__).resolve().parent
 ROOT = COURSE.parent
 WORK = COURSE / "work"
 VENV_BIN = ".venv/bin/"
 ID = re.compile(r"\b[A-Z]{2,5}-\d{2}\b")
-CASE = re.compile(r"`([a-z]+\.[a-z0-9-]+)`")
+CASE = re.compile(r"`((?:[a-z]+|lab\d{2})\.[a-z0-9-]+)`")  # a case of the kit, or a lesson (lab04.name)
 URL = re.compile(r"serving on (http://\S+)")
 TODO_STEP = re.compile(r"^\d+\. \*\*TODO (\d+)\*\* \(([^)]*)\):(.*?)(?=^\d+\. |^\S|\n\n|\Z)", re.M | re.S)
 
@@ -147,6 +155,7 @@ class Outcome:
     output: str
     cases: list[dict[str, Any]]  # from the kit's --json report: name, ids, status, findings, notes...
     reason: str | None = None  # why the kit could not run at all (exit status 2), from its --json report
+    lessons_not_run: str | None = None  # why the lab's lessons were not run (the kit got no session)
 
     @property
     def passed(self) -> bool:
@@ -248,8 +257,29 @@ def run(lab: Lab, program: Path, timeout: float = 120.0, verbose: bool = False) 
             if server is not None:
                 stop(server)
         written = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
-    return Outcome(lab, program, done.returncode, done.stdout + done.stderr, written.get("cases", []),
-                   written.get("reason"))
+    outcome = Outcome(lab, program, done.returncode, done.stdout + done.stderr, written.get("cases", []),
+                      written.get("reason"))
+    add_lessons(outcome, argv)
+    return outcome
+
+
+def add_lessons(outcome: Outcome, check: list[str]) -> None:
+    """Run the lab's lessons (course/lessons.py) on the program the check started (its --stdio
+    command), in the same environment, and add each as a case; a failed lesson fails the lab. Not
+    when the kit could not get a session: its reason is then the grade."""
+    chosen = lessons.LESSONS.get(outcome.lab.number, [])
+    if not chosen:
+        return
+    if outcome.reason is not None or outcome.exit_code not in (0, 1):
+        names = ", ".join(lesson.name for lesson in chosen)
+        outcome.lessons_not_run = f"this lab's own checks ({names}) were not run: they need a session with your " \
+                                  "program, which the kit could not get (see above)"
+        return
+    argv = shlex.split(check[check.index("--stdio") + 1])
+    found = [lesson.run(argv, graded_environment(), str(ROOT)) for lesson in chosen]
+    outcome.cases += found
+    if outcome.exit_code == 0 and any(case["status"] != "PASS" for case in found):
+        outcome.exit_code = 1
 
 
 # --- what a learner reads --------------------------------------------------------------------------
@@ -268,26 +298,36 @@ def feedback(outcome: Outcome) -> list[str]:
         lines.append(f"  the kit could not start a session with your program: {outcome.reason}")
         for req_id in dict.fromkeys(ID.findall(outcome.reason)):
             lines += rule_lines(lab, program, None, req_id, summary_of(req_id))
+        if outcome.lessons_not_run:
+            lines.append(f"  {outcome.lessons_not_run}")
         return lines
     for case in outcome.failed:
-        findings = [f for f in case["findings"] if f["level"] != "MAY"]
-        todos = sorted({n for f in findings for n in lab.todos_for(case["name"], f["id"], case["ids"])})
-        lines.append(f"  {case['status']}  {case['name']}" + (f"  (TODO {', '.join(map(str, todos))})" if todos else ""))
-        if case["status"] == "ERROR":
-            lines.append(f"    the checker itself failed, not your program: {case['detail']}")
-        for finding in findings[:MAX_SHOWN]:
-            lines.append(f"    {finding['id']} ({finding['level']}): {finding['message']}")
-            if finding.get("headers"):
-                lines.append("      headers sent: " + ", ".join(f"{k}: {v}" for k, v in finding["headers"].items()))
-            for label in ("sent", "got"):
-                if finding.get(label) is not None:
-                    lines.append(f"      {label + ':':<5} {shorten(finding[label])}")
-        if len(findings) > MAX_SHOWN:
-            lines.append(f"    ... and {len(findings) - MAX_SHOWN} more of the same case (-v shows them)")
-        for req_id, rule in dict.fromkeys((f["id"], f["rule"]) for f in findings):
-            lines += rule_lines(lab, program, case["name"], req_id, rule, case["ids"])
-        for note in case.get("notes", []):
-            lines.append(f"    note: {note}")
+        lines += case_lines(lab, program, case)
+    return lines
+
+
+def case_lines(lab: Lab, program: str, case: dict[str, Any], shown: int = MAX_SHOWN) -> list[str]:
+    """One failing case (the kit's, or a lesson's): its findings with what was sent and what came
+    back (the first ``shown``), the rules they break, and its notes."""
+    lines = []
+    findings = [f for f in case["findings"] if f["level"] != "MAY"]
+    todos = sorted({n for f in findings for n in lab.todos_for(case["name"], f["id"], case["ids"])})
+    lines.append(f"  {case['status']}  {case['name']}" + (f"  (TODO {', '.join(map(str, todos))})" if todos else ""))
+    if case["status"] == "ERROR":
+        lines.append(f"    the checker itself failed, not your program: {case['detail']}")
+    for finding in findings[:shown]:
+        lines.append(f"    {finding['id']} ({finding['level']}): {finding['message']}")
+        if finding.get("headers"):
+            lines.append("      headers sent: " + ", ".join(f"{k}: {v}" for k, v in finding["headers"].items()))
+        for label in ("sent", "got"):
+            if finding.get(label) is not None:
+                lines.append(f"      {label + ':':<5} {shorten(finding[label])}")
+    if len(findings) > shown:
+        lines.append(f"    ... and {len(findings) - shown} more of the same case (-v shows them)")
+    for req_id, rule in dict.fromkeys((f["id"], f["rule"]) for f in findings):
+        lines += rule_lines(lab, program, case["name"], req_id, rule, case["ids"])
+    for note in case.get("notes", []):
+        lines.append(f"    note: {note}")
     return lines
 
 
@@ -329,9 +369,12 @@ def summary_of(req_id: str) -> str:
 
 def unjudged(outcome: Outcome) -> list[str]:
     """What the kit saw and noted without grading it (no 2024-11-05 rule binds your program there):
-    the notes of its informative cases that name a requirement, shown even when the lab passes."""
+    the notes of its informative cases that name a requirement, shown even when the lab passes;
+    not those on a requirement a lesson of the lab graded (the lesson's verdict says it)."""
+    graded = {req_id for case in outcome.cases if case.get("lesson") for req_id in case["ids"]}
     return [f"  note (not graded): {case['name']}: {note}" for case in outcome.cases
-            if case.get("level") == "INFO" for note in case.get("notes", []) if ID.match(note)]
+            if case.get("level") == "INFO" and not graded & set(case["ids"])
+            for note in case.get("notes", []) if ID.match(note)]
 
 
 def shorten(text: str, limit: int = 400) -> str:
@@ -343,8 +386,10 @@ def shorten(text: str, limit: int = 400) -> str:
 
 def summary(outcome: Outcome, argv_hint: str) -> str:
     """How many cases passed and were skipped, and how to see them."""
-    return (f"  {outcome.count('PASS')} case(s) passed, {outcome.count('SKIP')} skipped (not this lab's, or not "
-            f"applicable); to see every case with its notes: {argv_hint}")
+    own = sum(case["status"] == "PASS" for case in outcome.cases if case.get("lesson"))
+    return (f"  {outcome.count('PASS')} case(s) passed" + (f" ({own} of them this lab's own lessons)" if own else "") +
+            f", {outcome.count('SKIP')} skipped (not this lab's, or not applicable); to see every case with its notes: "
+            f"{argv_hint}")
 
 
 def report(outcome: Outcome, verbose: bool, flags: str = "") -> None:
@@ -353,6 +398,7 @@ def report(outcome: Outcome, verbose: bool, flags: str = "") -> None:
     print(f"  graded: {shown_path(outcome.program)}")
     if verbose:
         print(outcome.output.rstrip())
+        print("\n".join(lesson_lines(outcome)))
         return
     if not outcome.passed:
         lines = feedback(outcome)
@@ -362,6 +408,21 @@ def report(outcome: Outcome, verbose: bool, flags: str = "") -> None:
     if unjudged(outcome):
         print("\n".join(unjudged(outcome)))
     print(summary(outcome, f"{VENV_BIN}python course/grade.py {lab.number}{flags} -v"))
+
+
+def lesson_lines(outcome: Outcome) -> list[str]:
+    """With -v, after the kit's report: each lesson of the lab, passed or not, with its notes."""
+    lessons_run = [case for case in outcome.cases if case.get("lesson")]
+    if not lessons_run:
+        return [f"  {outcome.lessons_not_run}"] if outcome.lessons_not_run else []
+    lines = ["This lab's own checks (course/lessons.py), beyond what the kit can fail in every server:"]
+    for case in lessons_run:
+        if case["status"] != "PASS":
+            lines += case_lines(outcome.lab, shown_path(outcome.program), case, shown=len(case["findings"]))
+            continue
+        lines.append(f"  PASS  {case['name']}: {case['summary']}")
+        lines += [f"    note: {note}" for note in case["notes"]]
+    return lines
 
 
 def start(lab: Lab, work: Path) -> None:

@@ -30,6 +30,8 @@ COURSE = ROOT / "course"
 
 
 def _load_grader() -> ModuleType:
+    if str(COURSE) not in sys.path:  # grade.py imports its neighbour lessons.py, as it does when run as a script
+        sys.path.insert(0, str(COURSE))
     spec = importlib.util.spec_from_file_location("course_grade", COURSE / "grade.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -42,7 +44,7 @@ grade = _load_grader()
 LABS = grade.labs()
 BY_NAME = {lab.folder.name: lab for lab in LABS}
 READMES = [COURSE / "README.md"] + [lab.folder / "README.md" for lab in LABS]
-CASE_NAME = re.compile(r"`([a-z]+\.[a-z0-9-]+)`")
+CASE_NAME = re.compile(r"`((?:[a-z]+|lab\d{2})\.[a-z0-9-]+)`")  # a case of the kit, or a lab's lesson
 PATH = re.compile(r"`((?:course|mcp_ref|examples|tests|spec_notes|benchmarks)/[\w./-]*)`")
 
 
@@ -236,6 +238,21 @@ def test_every_case_a_step_names_is_in_the_kit() -> None:
     from mcp_ref_check.case_registry import all_client_cases, all_server_cases
 
     names = {case.name for case in all_server_cases() + all_client_cases()}
+    names |= {lesson.name for lessons in grade.lessons.LESSONS.values() for lesson in lessons}  # course/lessons.py
     for lab in LABS:
         for todo in lab.todos:
             assert set(todo.cases) <= names, f"{lab.folder.name}, TODO {todo.number}: {set(todo.cases) - names}"
+
+
+def test_each_lesson_is_its_labs_and_says_so() -> None:
+    """course/lessons.py: a lesson is named in its lab's README (so a step can point at it), and each
+    of its rules says it is what the lab asks, not a MUST of the spec."""
+    for number, lessons in grade.lessons.LESSONS.items():
+        lab = next(lab for lab in LABS if lab.number == number)
+        readme = (lab.folder / "README.md").read_text(encoding="utf-8")
+        for lesson in lessons:
+            assert lesson.name.startswith(f"lab{number:02d}."), lesson.name
+            assert f"`{lesson.name}`" in readme, f"{lab.folder.name}/README.md does not name {lesson.name}"
+            assert set(lesson.ids) <= set(lab.ids), f"{lesson.name}: {lesson.ids} are not all the lab's IDs"
+            for rule in lesson.rules.values():
+                assert rule.startswith("this lab asks"), rule

@@ -3,9 +3,12 @@
 Not a spec page: the course teaches the pages its labs name (course/README.md). For each lab,
 ``WRONG`` lists plausible wrong solutions: the reference solution in course/solutions/ with one
 TODO undone, or done the hasty way. Each is graded exactly as a learner's file is (course/grade.py
-runs the lab README's command on it: real processes, the learner's program and the kit) and
-must fail naming the requirement ID of its TODO; the grade must also point at that TODO. A lab
-is done when no such wrong solution passes.
+runs the lab README's command on it, then the lab's own lessons of course/lessons.py: real
+processes, the learner's program, the kit and the lessons' client) and must fail naming the
+requirement ID of its TODO; the grade must also point at that TODO. A lab is done when no such
+wrong solution passes. What the kit alone cannot fail in every server (a lab 3 server that stays
+after its stdin closes; a lab 4 server that takes true for an integer, refuses bad arguments with
+an isError result, or returns a tool's failure without isError) its lab's lessons fail.
 
 ``NOT_GRADED`` lists the TODOs no 2024-11-05 rule lets the kit fail, each with the reason and
 what a learner sees instead (a note, a person's check).
@@ -92,6 +95,9 @@ LAB2_ONE_IF = ('''    if not isinstance(message, dict):  # 2024-11-05 has no bat
     if "method" not in message:
         return "response"
     return "request" if "id" in message else "notification"''')
+
+LAB4_FAILURE = '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}'''
+LAB4_REFUSAL = '''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")'''
 
 WRONG: dict[str, list[Wrong]] = {
     "lab01-json-rpc-by-hand": [
@@ -312,6 +318,34 @@ WRONG: dict[str, list[Wrong]] = {
 ''', '''        if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:
             return None  # not yet: ignore it
 ''')),
+        # The lab's own lesson, lab03.exits-when-stdin-closes (course/lessons.py): the kit only notes these.
+        wrong(None, "never exits when its stdin closes (it takes end of input for 'no data yet' and polls)", "LC-16",
+              ('''def main():
+    for line in sys.stdin.buffer:
+        if line.strip():''', '''def main():
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:  # nothing to read yet: wait for more
+            time.sleep(0.1)
+            continue
+        if line.strip():'''), ("import json\n", "import json\nimport time\n"),
+              says=("the server was still running 2 s after its stdin closed",), alone=True),
+        wrong(None, "exits only 5 s after its stdin closes", "LC-16",
+              ("    # LC-16: stdin closed, the client is done with us: return, and the process exits.",
+               "    time.sleep(5)  # a moment for anything still on its way"), ("import json\n", "import json\nimport time\n"),
+              says=("then nothing: still running 2 s later",), alone=True),
+        wrong(None, "keeps a heartbeat thread running (not a daemon), so the process outlives its input", "LC-16",
+              ('''def main():
+    for line in sys.stdin.buffer:''', '''def heartbeat():
+    while True:
+        time.sleep(1)
+        log("lab03 server: still here")
+
+
+def main():
+    threading.Thread(target=heartbeat).start()
+    for line in sys.stdin.buffer:'''), ("import json\n", "import json\nimport threading\nimport time\n"),
+              says=("leave no thread running that keeps the process alive",), alone=True),
     ],
     "lab04-tools": [
         wrong(1, "leaves read_note's inputSchema empty", "TOOL-05",
@@ -345,7 +379,8 @@ WRONG: dict[str, list[Wrong]] = {
         wrong(4, 'sets isError to the string "true"', "TOOL-05",
               ('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
                '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": "true"}'''),
-              says=("result.isError is string, not boolean",), rule="isError, when present, is a boolean"),
+              says=("result.isError is string, not boolean", '"isError": "true" (a string, not the boolean true)'),
+              rule="isError, when present, is a boolean"),
         wrong(4, "answers a tool's failure with -32602", "TOOL-17",
               ('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
                '''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name} failed: {exc}")'''),
@@ -388,6 +423,43 @@ WRONG: dict[str, list[Wrong]] = {
         log(f"tool {name} failed: {exc!r}")
         return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
                '''    text = run(**arguments)''')),
+        # The lab's own lessons (course/lessons.py): what the lab asks, which the kit alone only notes or cannot see.
+        wrong(4, "returns a tool's failure as its bare message, without isError", "TOOL-17",
+              (LAB4_FAILURE, '''        return {"content": [{"type": "text", "text": str(exc)}]}'''),
+              says=('came back as a result without "isError"',), alone=True),
+        wrong(4, "returns a tool's failure as its bare message, with isError false", "TOOL-17",
+              (LAB4_FAILURE, '''        return {"content": [{"type": "text", "text": str(exc)}], "isError": False}'''),
+              says=('came back as a result with "isError": false',), alone=True),
+        wrong(4, "answers a tool's failure with its own -32603", "TOOL-17",
+              (LAB4_FAILURE, '''        raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {name} failed: {exc}")'''),
+              says=("which does not exist, got error -32603",)),
+        wrong(3, "takes true for an integer (fits() rewritten without its bool test)", "TOOL-08",
+              ('''    if isinstance(value, bool):
+        return json_type == "boolean"
+    return isinstance(value, JSON_TYPES[json_type])''', '''    return isinstance(value, JSON_TYPES[json_type])'''),
+              says=("with true for the integer a (in JSON, true is not an integer), succeeded",), alone=True),
+        wrong(3, "refuses invalid arguments with an isError result, not -32602", "TOOL-18",
+              (LAB4_REFUSAL, '''        return {"content": [{"type": "text", "text": f"{name}: {problem}"}], "isError": True}'''),
+              says=("got a result with isError: true, not error -32602",), alone=True),
+        wrong(3, "refuses invalid arguments with -32600", "TOOL-18",
+              (LAB4_REFUSAL, '''        raise JsonRpcError(INVALID_REQUEST, f"Invalid Request: {name}: {problem}")'''),
+              says=("was refused with error -32600, not -32602",), alone=True),
+        wrong(3, "checks no required argument (the tool then fails on the missing one, with isError)", "TOOL-18",
+              ('''    for name in schema.get("required", []):
+        if name not in arguments:
+            return f"missing required argument {name!r}"
+''', ""), says=("add, called without its required argument b, got a result with isError: true",), alone=True),
+        wrong(3, "puts the try around the argument check too, so a refusal becomes an isError result", "TOOL-18",
+              ('''    problem = schema_problem(arguments, schema)
+    if problem is not None:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")
+    # 2. The tool runs. If it fails, that is a result with isError, for the model to read (TOOL-17).
+    try:
+        text = run(**arguments)''', '''    try:
+        problem = schema_problem(arguments, schema)
+        if problem is not None:
+            raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")
+        text = run(**arguments)'''), says=("got a result with isError: true, not error -32602",), alone=True),
     ],
     "lab05-resources": [
         wrong(1, "sends Python's spelling of the bytes as the blob", "RES-10",
@@ -460,65 +532,6 @@ NOT_GRADED = {
 NO_GATE = ('''    if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:
         raise JsonRpcError(INVALID_REQUEST, f"Invalid Request: {method} before initialize; send initialize first")''',
            "")
-
-
-@dataclass(frozen=True)
-class Passes:
-    """A wrong solution no 2024-11-05 rule lets the kit fail, kept to show what the learner sees
-    instead (``shows``: in the grade, or in the notes of ``grade.py N -v``; empty: nothing at all)."""
-
-    what: str
-    edits: tuple[tuple[str, str], ...]
-    why: str
-    shows: str = ""
-
-
-# Wrong solutions the kit passes, each with the reason no rule fails it and what the learner sees.
-PASSES: dict[str, list[Passes]] = {
-    "lab03-lifecycle": [
-        Passes("never exits when its stdin closes (it takes end of input for 'no data yet' and polls)",
-               (('''def main():
-    for line in sys.stdin.buffer:
-        if line.strip():''', '''def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:  # nothing to read yet: wait for more
-            time.sleep(0.1)
-            continue
-        if line.strip():'''), ("import json\n", "import json\nimport time\n")),
-               "LC-16 and LC-17 bind the client (close stdin, wait, then signal): no 2024-11-05 rule makes the "
-               "server exit, so transports.exits-when-stdin-closes is informative",
-               "note (not graded): transports.exits-when-stdin-closes: LC-16: the server was still running"),
-    ],
-    "lab04-tools": [
-        Passes("takes true for an integer (fits() rewritten without its bool test)",
-               (('''    if isinstance(value, bool):
-        return json_type == "boolean"
-    return isinstance(value, JSON_TYPES[json_type])''', '''    return isinstance(value, JSON_TYPES[json_type])'''),),
-               "lenient validation is still validation: the official Python SDK (pydantic's lax mode) takes true "
-               "for 1 too, so the kit notes it (TOOL-08 asks that inputs be validated, not how strictly)",
-               "took true for a, b"),
-        Passes("refuses invalid arguments with an isError result, not -32602",
-               (('''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")''',
-                 '''        return {"content": [{"type": "text", "text": f"{name}: {problem}"}], "isError": True}'''),),
-               "the tools page lists invalid arguments among protocol errors but invalid input data among tool "
-               "errors, and no keyword binds either; the official Python SDK answers isError: the kit accepts both",
-               "refused with an isError result, not an error response"),
-        Passes("checks no required argument (the tool then fails on the missing one, with isError)",
-               (('''    for name in schema.get("required", []):
-        if name not in arguments:
-            return f"missing required argument {name!r}"
-''', ""),),
-               "the call is still refused, by the tool's own failure (an isError result), which the kit cannot tell "
-               "from a refusal with isError (as above)",
-               "refused with an isError result, not an error response"),
-        Passes("returns a tool's failure as its bare message, without isError",
-               (('''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}''',
-                 '''        return {"content": [{"type": "text", "text": str(exc)}]}'''),),
-               "a result without isError claims a success (TOOL-19), and \"there is no note called ...\" does not "
-               "open as a failure report does: the kit cannot tell it from a tool that answers that sentence"),
-    ],
-}
 
 
 def mutate(source: str, edits: tuple[tuple[str, str], ...]) -> str:
@@ -618,9 +631,11 @@ def test_every_lab_has_a_table_and_every_todo_a_row() -> None:
 
 
 def _cases(names: list[str]) -> list[Any]:
+    """The kit's cases, and the lab's lessons (course/lessons.py), of these names."""
     from mcp_ref_check.case_registry import all_client_cases, all_server_cases
 
-    return [case for case in all_server_cases() + all_client_cases() if case.name in names]
+    lessons = [lesson for each in grade.lessons.LESSONS.values() for lesson in each]
+    return [case for case in all_server_cases() + all_client_cases() + lessons if case.name in names]
 
 
 ENTRIES = [(name, number) for name in sorted(WRONG) for number in range(len(WRONG[name]))]
@@ -649,17 +664,20 @@ def test_the_recorded_grades_are_those_of_the_table() -> None:
         "record again: python -m tests.test_course_graders --record"
 
 
-PASSING = [(name, number) for name in sorted(PASSES) for number in range(len(PASSES[name]))]
+NEVER_FLUSHES = ("""    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")
+    sys.stdout.buffer.flush()""", """    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")""")
 
 
-@pytest.mark.parametrize("name, number", PASSING, ids=[f"{name[:5]}-{PASSES[name][n].what}" for name, n in PASSING])
-def test_a_mistake_no_rule_fails_passes_and_the_learner_sees_what_the_kit_noted(name: str, number: int,
-                                                                                  tmp_path: Path) -> None:
-    entry = PASSES[name][number]
-    outcome = grade_copies(name, entry.edits, tmp_path, runs=1)[0]
-    assert outcome.passed, f"{entry.what} fails now: move it to WRONG\n{outcome.output}"
-    shown = "\n".join(grade.unjudged(outcome) + [note for case in outcome.cases for note in case.get("notes", [])])
-    assert entry.shows in shown, f"{entry.what}: the grade does not show {entry.shows!r}:\n{shown}"
+def test_the_lessons_are_not_run_when_the_kit_gets_no_session(tmp_path: Path) -> None:
+    """A lab 4 server that never flushes: the kit's reason is the grade (exit status 2), and the
+    lab's lessons are said not to have run, rather than failed on top of it."""
+    lab = BY_NAME["lab04-tools"]
+    path = tmp_path / "starter.py"
+    path.write_text(mutate(lab.solution.read_text(encoding="utf-8"), (NEVER_FLUSHES,)), encoding="utf-8")
+    outcome = grade.run(lab, path, timeout=90)
+    assert outcome.exit_code == 2 and not [case for case in outcome.cases if case.get("lesson")], outcome.output
+    shown = "\n".join(grade.feedback(outcome))
+    assert "(lab04.read-note-failure-is-iserror, lab04.invalid-arguments-are-refused-with-32602) were not run" in shown
 
 
 def test_a_lab_3_server_with_no_gate_passes_but_is_noted(tmp_path: Path) -> None:
