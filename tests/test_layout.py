@@ -169,7 +169,7 @@ def test_the_tests_mirror_the_code() -> None:
 
 def test_every_test_file_is_in_a_room_and_every_helper_in_support_or_peers() -> None:
     """At the top of tests/ only the tests of the house itself (layout, README, examples,
-    traceability, mutants, the walk, the repository) and the course's; no helper beside them."""
+    traceability, mutants, the walk, the repository); no helper beside them."""
     top = {p.name for p in TESTS.glob("*.py")}
     helpers = {name for name in top if not name.startswith("test_")} - {"__init__.py", "conftest.py", "mutants.py"}
     assert not helpers, f"helpers at the top of tests/ (they belong in tests/support/ or tests/peers/): {helpers}"

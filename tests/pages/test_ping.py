@@ -30,7 +30,7 @@ def test_ping_both_ways(stdio_client: Callable[..., Client], tap: Any) -> None:
 
 def test_a_ping_is_answered_while_every_worker_is_busy(memory_client: Callable[..., Client]) -> None:
     """PING-12: a ping does not wait for a worker; here the only one is held by a tool."""
-    server = Server("busy", max_workers=1)
+    server = Server("busy", max_running=1)
     started, release = threading.Event(), threading.Event()
 
     @server.tool()

@@ -24,7 +24,7 @@ import pytest
 import mcp_ref
 from mcp_ref_check import requirements
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 COURSE = ROOT / "course"
 

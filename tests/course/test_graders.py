@@ -13,7 +13,7 @@ an isError result, or returns a tool's failure without isError) its lab's lesson
 ``NOT_GRADED`` lists the TODOs no 2024-11-05 rule lets the kit fail, each with the reason and
 what a learner sees instead (a note, a person's check).
 
-Run ``python -m tests.test_course_graders [LAB]`` to print each wrong solution's grade.
+Run ``python -m tests.course.test_graders [LAB]`` to print each wrong solution's grade.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from .test_course import BY_NAME, grade, signature
+from .test_labs import BY_NAME, grade, signature
 
 
 @dataclass(frozen=True)
@@ -526,7 +526,7 @@ NOT_GRADED = {
     },
     "lab06-sampling-client": {
         2: "a person approving, editing or rejecting (SAMP-01..04) is not on the wire: a person grades it, and "
-           "tests/test_course.py plays that person for the reference solution",
+           "tests/course/test_labs.py plays that person for the reference solution",
     },
 }
 NO_GATE = ('''    if connection["phase"] == AWAITING_INITIALIZE and method not in SERVED_BEFORE_INITIALIZE:
@@ -544,8 +544,8 @@ def mutate(source: str, edits: tuple[tuple[str, str], ...]) -> str:
 
 # The grade each wrong solution got when the table was last recorded (signature() of test_course): a
 # grade that differs, in any run on any machine, fails. Record again after changing the table or
-# the kit on purpose: python -m tests.test_course_graders --record
-GRADES = Path(__file__).with_name("course_grades.json")
+# the kit on purpose: python -m tests.course.test_graders --record
+GRADES = Path(__file__).with_name("grades.json")
 
 
 def recorded() -> dict[str, Any]:
@@ -653,7 +653,7 @@ def test_a_wrong_solution_fails_on_its_todos_rule_the_same_way_every_time(name: 
         "\n".join(outcome.output for outcome in outcomes)
     assert signature(outcomes[0]) == recorded().get(name, {}).get(entry.what), (
         f"{entry.what}: not the grade recorded in {GRADES.name} (if the change is meant, record again: python -m "
-        f"tests.test_course_graders --record)\n{outcomes[0].output}")
+        f"tests.course.test_graders --record)\n{outcomes[0].output}")
 
 
 def test_the_recorded_grades_are_those_of_the_table() -> None:
@@ -661,7 +661,7 @@ def test_the_recorded_grades_are_those_of_the_table() -> None:
     rows = {name: {entry.what for entry in entries} for name, entries in WRONG.items()}
     assert all(len(WRONG[name]) == len(rows[name]) for name in WRONG), "two rows of a lab share a description"
     assert {name: set(grades) for name, grades in recorded().items()} == rows, \
-        "record again: python -m tests.test_course_graders --record"
+        "record again: python -m tests.course.test_graders --record"
 
 
 NEVER_FLUSHES = ("""    sys.stdout.buffer.write(line.encode("utf-8") + b"\\n")
@@ -692,7 +692,7 @@ def test_a_lab_3_server_with_no_gate_passes_but_is_noted(tmp_path: Path) -> None
 
 
 def test_a_lab_6_client_that_asks_nobody_fails_the_persons_check() -> None:
-    """NOT_GRADED: TODO 2 is a person's to grade; the person's check of tests/test_course.py catches a client
+    """NOT_GRADED: TODO 2 is a person's to grade; the person's check of tests/course/test_labs.py catches a client
     that approves without asking."""
     lab = BY_NAME["lab06-sampling-client"]
     hasty = mutate(lab.solution.read_text(encoding="utf-8"), (('''    if not APPROVE_ALL:
