@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help demo test lint mutants bench clean
+.PHONY: help demo test course lint mutants bench clean
 
 help:
 	@echo "make demo      a tour of the protocol on the wire (mcp-ref demo; try mcp-ref demo --explain --step)"
-	@echo "make test      the test suite, a sample of the mutants included"
+	@echo "make test      the test suite, a sample of the mutants and of the course's wrong solutions included"
+	@echo "make course    the course's graders against every wrong solution of their tables (CI runs it too)"
 	@echo "make lint      ruff, mypy --strict and the import contracts (lint-imports)"
 	@echo "make mutants   every mutant: for each MUST with code, remove the behaviour, check its test fails"
 	@echo "make bench     benchmarks against the official SDK"
@@ -43,6 +44,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
+
+course: $(VENV)/.installed-test
+	MCP_REF_COURSE=all $(BIN)/python -m pytest -q tests/course
 
 mutants: $(VENV)/.installed-test
 	$(BIN)/python -m tests.mutants

@@ -36,6 +36,8 @@ PARTS = [
     OptionalPart("TypeScript peers", ("npx is not installed",), "install Node.js and npm (npx)"),
     OptionalPart("TypeScript peers from npm", ("no network for npm", "npm still fetching"),
                  "let npm reach its registry once; the packages are cached after that"),
+    OptionalPart("the course's whole table of wrong solutions", ("graded by make course",),
+                 "make course grades every one; CI runs it after make test"),
     OptionalPart("checks against the shared requirement list and spec pages",
                  ("the shared requirement list is absent", "the shared spec pages are absent"), SHARED_HINT),
 ]
