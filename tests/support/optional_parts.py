@@ -74,9 +74,10 @@ def summary_line(reasons: Sequence[str], schema_present: bool, schema_path: Path
 
 
 def _near(path: Path) -> str:
-    """``../shared/...`` when the path lies beside the clone, as the README names it."""
-    clone = Path(__file__).resolve().parents[2]
+    """``../shared/...`` when the path lies in the shared folder beside the clone, as the README
+    names it; any other path as it is."""
+    shared = Path(__file__).resolve().parents[3] / "shared"  # beside the clone
     try:
-        return "../" + str(path.resolve().relative_to(clone.parent))
+        return "../shared/" + path.resolve().relative_to(shared).as_posix()
     except ValueError:
         return str(path)
