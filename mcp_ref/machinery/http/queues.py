@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import queue
 import threading
-import time
 
 from ..memory import put_end_marker
 
@@ -59,19 +58,29 @@ class Outbox:
 
     def put(self, data: bytes, timeout: float | None) -> None:
         """Queue ``data`` within ``timeout`` seconds; ``Full`` if no room came, ``OSError`` if closed."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._room:  # the byte bound: room for these bytes, or an empty outbox
-            if not self._room.wait_for(lambda: self._closed or not self.queued_bytes
-                                       or self.queued_bytes + len(data) <= self.max_bytes, timeout):
-                raise Full(f"{self.queued_bytes} bytes unread (the bound is {self.max_bytes})")
+        with self._room:  # both bounds at once, so that close() ends every wait for room
+            if not self._room.wait_for(lambda: self._closed or self._room_for(len(data)), timeout):
+                raise Full(self._unread())
             if self._closed:
                 raise OSError("the stream is closed")
+            try:
+                self._queue.put_nowait(data)
+            except queue.Full:  # end() took the last place meanwhile: nothing goes after the end anyway
+                raise Full(self._unread()) from None
             self.queued_bytes += len(data)
-        try:  # the count bound
-            self._queue.put(data, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
-        except queue.Full:
-            self._taken(data)
-            raise Full(f"{self._queue.maxsize} messages unread") from None
+
+    def _room_for(self, size: int) -> bool:
+        """Room for one more message and for its bytes (a message over the byte bound goes in alone)."""
+        return not self._full() and (
+            not self.queued_bytes or self.queued_bytes + size <= self.max_bytes)
+
+    def _full(self) -> bool:
+        return 0 < self._queue.maxsize <= self._queue.qsize()
+
+    def _unread(self) -> str:
+        if self._full():
+            return f"{self._queue.maxsize} messages unread"
+        return f"{self.queued_bytes} bytes unread (the bound is {self.max_bytes})"
 
     def get(self, timeout: float | None = None) -> bytes | None:
         """The next message (None: the end); ``queue.Empty`` when none came within ``timeout``."""
