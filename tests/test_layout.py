@@ -80,8 +80,6 @@ TESTED_ELSEWHERE = {
     "machinery/stdio/pipes.py": "pages/test_stdio.py",
     "machinery/stdio/processes.py": "pages/test_stdio.py",  # LC-16, LC-17
     "machinery/threads/lifetime.py": "cli/test_habits.py",  # clients left open
-    "machinery/threads/outgoing.py": "engine/test_reader.py",
-    "machinery/threads/unmatched.py": "engine/test_client.py",  # a timeout names what arrived
     "machinery/tracing.py": "cli/test_habits.py",
     "machinery/transport.py": "engine/test_reader.py",
     "scaleout/redis_relay.py": "scaleout/test_relay.py",
