@@ -72,10 +72,7 @@ TESTED_ELSEWHERE = {
     "functions/kinds.py": "functions/test_signatures.py",
     "functions/registry.py": "functions/test_signatures.py",
     "machinery/http/client_plumbing.py": "machinery/test_reach.py",
-    "machinery/http/event_streams.py": "pages/test_sse.py",
     "machinery/http/werkzeug_server.py": "pages/test_sse_client.py",
-    "machinery/stdio/pipes.py": "pages/test_stdio.py",
-    "machinery/stdio/processes.py": "pages/test_stdio.py",  # LC-16, LC-17
     "machinery/transport.py": "engine/test_reader.py",
     "scaleout/redis_relay.py": "scaleout/test_relay.py",
     "streamable_http/both.py": "streamable_http/test_server_app.py",
