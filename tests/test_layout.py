@@ -75,8 +75,6 @@ TESTED_ELSEWHERE = {
     "machinery/http/werkzeug_server.py": "pages/test_sse_client.py",
     "machinery/transport.py": "engine/test_reader.py",
     "scaleout/redis_relay.py": "scaleout/test_relay.py",
-    "streamable_http/both.py": "streamable_http/test_server_app.py",
-    "streamable_http/session_table.py": "streamable_http/test_server_app.py",
     "streamable_http/session_transport.py": "streamable_http/test_server_app.py",
 }
 
