@@ -67,7 +67,6 @@ TESTED_ELSEWHERE = {
     "cli/demo.py": "cli/test_main.py",
     "cli/inspect_cmd.py": "cli/test_habits.py",
     "cli/request_cmd.py": "cli/test_main.py",
-    "cli/target.py": "cli/test_habits.py",  # mcp-ref serve TARGET
     "functions/convert.py": "functions/test_hints.py",  # JSON values to the types the hints ask for
     "functions/kinds.py": "functions/test_signatures.py",
     "functions/registry.py": "functions/test_signatures.py",
