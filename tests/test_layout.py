@@ -67,26 +67,13 @@ TESTED_ELSEWHERE = {
     "cli/demo.py": "cli/test_main.py",
     "cli/inspect_cmd.py": "cli/test_habits.py",
     "cli/request_cmd.py": "cli/test_main.py",
-    "cli/target.py": "cli/test_habits.py",  # mcp-ref serve TARGET
     "functions/convert.py": "functions/test_hints.py",  # JSON values to the types the hints ask for
     "functions/kinds.py": "functions/test_signatures.py",
     "functions/registry.py": "functions/test_signatures.py",
     "machinery/http/client_plumbing.py": "machinery/test_reach.py",
-    "machinery/http/event_streams.py": "pages/test_sse.py",
-    "machinery/http/queues.py": "pages/test_sse_client.py",  # the limits of HTTP with SSE
     "machinery/http/werkzeug_server.py": "pages/test_sse_client.py",
-    "machinery/memory.py": "engine/test_client.py",  # Client.in_memory
-    "machinery/ratelimit.py": "pages/test_tools.py",  # TOOL-10
-    "machinery/stdio/pipes.py": "pages/test_stdio.py",
-    "machinery/stdio/processes.py": "pages/test_stdio.py",  # LC-16, LC-17
-    "machinery/threads/lifetime.py": "cli/test_habits.py",  # clients left open
-    "machinery/threads/outgoing.py": "engine/test_reader.py",
-    "machinery/threads/unmatched.py": "engine/test_client.py",  # a timeout names what arrived
-    "machinery/tracing.py": "cli/test_habits.py",
     "machinery/transport.py": "engine/test_reader.py",
     "scaleout/redis_relay.py": "scaleout/test_relay.py",
-    "streamable_http/both.py": "streamable_http/test_server_app.py",
-    "streamable_http/session_table.py": "streamable_http/test_server_app.py",
     "streamable_http/session_transport.py": "streamable_http/test_server_app.py",
 }
 
