@@ -99,8 +99,6 @@ def test_close_makes_a_sender_waiting_for_byte_room_give_up_at_once() -> None:
         box.put(b"later", timeout=0)
 
 
-@pytest.mark.xfail(strict=True, reason="finding: close() wakes a sender waiting for byte room, not one waiting "
-                                        "at the count bound (queue.Queue.put), which waits out its timeout")
 def test_close_makes_a_sender_waiting_at_the_count_bound_give_up_at_once() -> None:
     box = Outbox(max_count=1, max_bytes=1000)
     box.put(b"a", timeout=0)
@@ -125,3 +123,15 @@ def test_end_goes_after_what_waits_even_into_a_full_outbox() -> None:
     assert [box.get(WAIT) for _ in range(box.count)][-1] is None
     with pytest.raises(queue.Empty):
         box.get(timeout=0.01)
+
+
+def test_an_end_that_drops_the_oldest_message_counts_its_bytes_out() -> None:
+    """A full outbox's end marker takes the oldest message's place: its bytes leave the count with
+    it, so what ``queued_bytes`` says is what still waits (Server.stats() reports it)."""
+    box = Outbox(max_count=2, max_bytes=1000)
+    box.put(b"first", timeout=0)
+    box.put(b"second", timeout=0)
+    box.end()
+    assert box.queued_bytes == len(b"second")
+    assert [box.get(WAIT), box.get(WAIT)] == [b"second", None]
+    assert box.queued_bytes == 0

@@ -12,16 +12,15 @@ and in bytes: a client that stops reading must not be able to grow the server's 
    the client. If none comes, ``put`` raises ``Full`` saying what was left unread, and the
    transport gives the client up.
 3. The writer ``get``s each message; taking it makes room for a waiting sender. ``close`` makes a
-   waiting sender give up at once; ``end`` puts the end marker (None) after what waits, even
-   into a full outbox: closing never waits for a reader.
+   waiting sender give up at once, whichever bound it waits at; ``end`` puts the end marker
+   (None) after what waits, even into a full outbox, whose oldest message makes way for it:
+   closing never waits for a reader.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-
-from ..memory import put_end_marker
 
 
 class Inbox:
@@ -101,7 +100,20 @@ class Outbox:
             self._room.notify_all()
 
     def end(self) -> None:
-        put_end_marker(self._queue)
+        """The end marker (None) after what waits, even into a full outbox, whose oldest message
+        then makes way (and leaves the byte count): closing never waits for a reader."""
+        with self._room:
+            while True:
+                try:
+                    self._queue.put_nowait(None)
+                    return
+                except queue.Full:
+                    try:
+                        dropped = self._queue.get_nowait()
+                    except queue.Empty:
+                        continue
+                    if dropped is not None:
+                        self.queued_bytes -= len(dropped)
 
     @property
     def count(self) -> int:
