@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from mcp_ref_check import requirements
-from mcp_ref_check.model import requirement  # either index: 2024-11-05, or SHTTP-NN of 2025-03-26
 from mcp_ref_check.case_registry import all_client_cases, all_server_cases
+from mcp_ref_check.model import requirement  # either index: 2024-11-05, or SHTTP-NN of 2025-03-26
 
 from ..conftest import ROOT, SseServerProcess
 from ..peers import running
