@@ -235,7 +235,7 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
                f"{counts['isError']} with isError: true, {counts['-32602']} refused as invalid params (-32602), "
                f"{counts['error']} with another error, {counts['no answer']} not answered; {len(uncalled)} not called")
     t.notes.insert(0, f"summary: {summary}")
-    t.note("called: " + ", ".join(
+    t.note("called (with the time each took): " + ", ".join(
         f"{tool.get('name')} ({t.run.tool_timings[str(tool.get('name'))].seconds:.1f} s)" for tool, _ in called))
     for why in uncalled:
         t.note(f"not called (SKIP, not part of the verdict): {why}")
