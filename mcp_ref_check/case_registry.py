@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_resources,
     server_tools,
     server_transports,
+    server_transports_http,
     server_utilities,
 )
 from .model import CLIENT_CASES, SERVER_CASES, Case

@@ -1,5 +1,6 @@
 """What several server cases share: how long to listen for silence, "is it still serving?", which
-cheap request a server serves, the first page of a list, and the gating check.
+cheap request a server serves, the first page of a list, the gating check, and the foreign Origin
+and Host the transport cases of HTTP with SSE and of Streamable HTTP send.
 
 Not a spec section: helpers of the conformance checker's server cases (see __init__.py).
 """
@@ -61,3 +62,21 @@ def refused(t: ServerCheck, method: str, params: dict[str, Any] | None, req_id: 
             reply.sent, reply.got)
     if reply.is_error and reply.code != -32601:
         t.note(f"{method} was refused with {reply.code}; -32601 (Method not found) says it best")
+
+
+# --- DNS rebinding: the foreign Origin and Host of the SSE and Streamable HTTP transport cases ---
+
+FOREIGN_ORIGIN = "http://mcp-ref-check.invalid"
+FOREIGN_HOST = "mcp-ref-check.invalid"
+REBINDING = ("a page whose host name was made to resolve to this server (DNS rebinding) opens the stream with a "
+             "GET that the browser sends with that name in Host and no Origin at all (it is the page's own "
+             "origin), so an Origin check cannot stop it; refusing host names the server does not have can "
+             "(mcp_ref answers 421)")
+
+
+def one_cause(where: str, served: list[str], host: str) -> str:
+    """The one finding for a server that checks neither Origin nor Host: one cause, said once
+    (spec_notes/checker.md, "Issue 34"), not a failure and a warning that repeat each other."""
+    return (f"{where} checks neither Origin nor Host, so nothing stops DNS rebinding: a foreign Origin "
+            f"({FOREIGN_ORIGIN}) was served on {', '.join(served)}, and a foreign Host name ({host}) with no "
+            "Origin was served too (the foreign-host case notes it rather than counting it again)")

@@ -44,9 +44,13 @@ class Status(str, enum.Enum):
 
 
 def requirement(req_id: str) -> Any:
-    """The index entry for ``req_id`` (imported here, so ``import mcp_ref`` never loads the kit)."""
-    from . import requirements
+    """The index entry for ``req_id`` (imported here, so ``import mcp_ref`` never loads the kit):
+    an ID of 2024-11-05 (requirements.py), or ``SHTTP-NN`` of the 2025-03-26 transports page
+    (requirements_2025_03_26.py), which the Streamable HTTP cases cite."""
+    from . import requirements, requirements_2025_03_26
 
+    if req_id.strip().upper().startswith("SHTTP-"):
+        return requirements_2025_03_26.get(req_id)
     return requirements.get(req_id)
 
 
@@ -286,7 +290,7 @@ def _register(side: str, page: str, ids: tuple[str, ...], func: Callable[[Any], 
     if not ids:
         raise ValueError(f"case {func.__name__} names no requirement ID")
     for req_id in ids:
-        requirements.get(req_id)  # an unknown ID fails here, at import, not in a report
+        requirement(req_id)  # an unknown ID fails here, at import, not in a report
     if page not in requirements.PAGES:
         raise ValueError(f"case {func.__name__}: unknown page {page!r}")
     if not (func.__doc__ or "").strip():

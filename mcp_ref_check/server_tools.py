@@ -25,12 +25,13 @@ import secrets
 import time
 from typing import Any
 
-from . import result_shapes, shapes
+from . import result_shapes, shapes, tool_arguments
 from .helpers import FILLER, MAX_ITEMS, first_page, refused, settle, still_serving
 from .model import server_case
 from .peer import waited
 from .server_check import ServerCheck, code_words
 from .server_run import ToolTiming
+from .tool_arguments import arguments_for, arguments_valid
 from .wire import shown
 
 TOOLS = "server/tools"
@@ -136,76 +137,16 @@ def tools_refused_when_undeclared(t: ServerCheck) -> None:
     refused(t, "tools/list", None, "TOOL-05", "tools")
 
 
-def arguments_for(schema: Any) -> dict[str, Any] | None:
-    """Arguments satisfying a simple input schema (the required properties only), or None."""
-    if not isinstance(schema, dict):
-        return None
-    properties = shapes.as_dict(schema.get("properties"))
-    arguments: dict[str, Any] = {}
-    for name in schema.get("required") or []:
-        value = _value_for(properties.get(name))
-        if value is _UNSATISFIABLE:
-            return None
-        arguments[name] = value
-    return arguments
-
-
-_UNSATISFIABLE = object()
-
-
-def _value_for(prop: Any) -> Any:
-    if not isinstance(prop, dict):
-        return _UNSATISFIABLE
-    if "default" in prop:
-        return prop["default"]
-    if isinstance(prop.get("enum"), list) and prop["enum"]:
-        return prop["enum"][0]
-    if "const" in prop:
-        return prop["const"]
-    kind = prop.get("type")
-    if kind == "string" and "pattern" not in prop and "format" not in prop:
-        return FILLER.ljust(int(prop.get("minLength", 0)), "x")[: int(prop.get("maxLength", 10**6))]
-    if kind in ("integer", "number"):
-        low, high = prop.get("minimum"), prop.get("maximum")
-        value = 1 if low is None else low
-        return value if high is None or value <= high else _UNSATISFIABLE
-    return {"boolean": False, "array": [], "object": {}, "null": None}.get(str(kind), _UNSATISFIABLE)
-
-
 def callable_tools(t: ServerCheck) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The tools (of the first MAX_ITEMS) the kit can make arguments for, with those arguments."""
     tools = [(tool, arguments_for(tool.get("inputSchema"))) for tool in (t.info.tools or [])[:MAX_ITEMS]]
     return [(tool, args) for tool, args in tools if args is not None]
 
 
 def uncallable_tools(t: ServerCheck) -> list[str]:
-    """The tools (of the first MAX_ITEMS) the kit cannot call, each with why: said in a note, never silently."""
-    out = []
-    for tool in (t.info.tools or [])[:MAX_ITEMS]:
-        schema = tool.get("inputSchema")
-        if arguments_for(schema) is not None:
-            continue
-        properties = shapes.as_dict(shapes.as_dict(schema).get("properties"))
-        hard = [name for name in shapes.as_list(shapes.as_dict(schema).get("required"))
-                if _value_for(properties.get(name)) is _UNSATISFIABLE]
-        why = (f"no value the kit can make up meets its required argument(s) {', '.join(map(shapes.json_text, hard))}"
-               + (" (not among its properties)" if any(name not in properties for name in hard) else "")
-               if hard else "its inputSchema is not an object")
-        out.append(f"{tool.get('name')}: {why}")
-    return out
-
-
-def arguments_valid(schema: Any, arguments: Any) -> bool | None:
-    """Do ``arguments`` meet ``schema``, by jsonschema? None when the schema itself is not valid."""
-    if not isinstance(schema, dict):
-        return None
-    import jsonschema
-
-    try:
-        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
-        validator.check_schema(schema)
-        return bool(validator(schema).is_valid(arguments))
-    except Exception:  # not valid JSON Schema, or one jsonschema cannot use (a $ref it cannot reach): no verdict
-        return None
+    """The tools (of the first MAX_ITEMS) the kit cannot call, each with why: said, never silently."""
+    made = [(tool, tool_arguments.make(tool.get("inputSchema"))) for tool in (t.info.tools or [])[:MAX_ITEMS]]
+    return [f"{tool.get('name')}: {result.why}" for tool, result in made if result.arguments is None]
 
 
 # A result whose text opens as a failure report does ("Error: ...", "Error executing tool x: ...",
@@ -242,14 +183,17 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
     -32603 for valid arguments, or a -32602 for arguments that meet the tool's inputSchema, is a
     tool failure that should have been an isError result (TOOL-17); so is a result whose text
     opens as a failure report does ("Error: ...", "x failed: ...") without isError: true. A tool
-    that overruns the budget is one finding, and the next tools are still called. Tools the kit
-    cannot make arguments for are named in a note, with why."""
+    that overruns the budget is one finding, and the next tools are still called. A summary note
+    says what was done: tools called, answered with a result, with isError, refused as invalid
+    params, not called and why. A tool not called is never part of a PASS; a run where no call
+    returned a result judged nothing, and is not a PASS either (spec_notes/checker.md, "Issue 34")."""
     t.require("tools")
     peer = t.session()
     called = callable_tools(t)
     if not called:
-        t.skip("no tool has an input schema the kit can satisfy: " + "; ".join(uncallable_tools(t)))
+        t.skip("no tool was called: " + "; ".join(uncallable_tools(t)))
     budget = t.run.options.call_timeout
+    counts = dict.fromkeys(("result", "isError", "-32602", "error", "no answer"), 0)
     for number, (tool, arguments) in enumerate(called):
         name = tool.get("name")
         token = f"{FILLER}-tool-{number}-{secrets.token_hex(3)}"
@@ -258,6 +202,7 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
         reply = peer.wait(peer.send_request("tools/call", params), budget, progress_token=token,
                           limit=t.run.options.call_limit)
         t.run.tool_timings[str(name)] = ToolTiming(time.monotonic() - started, reply.progress, reply.answered)
+        counts[outcome(reply)] += 1
         if not reply.answered:
             if reply.closed:
                 t.fail("MSG-01", f"tools/call {name}: the connection ended before an answer", reply.sent,
@@ -285,10 +230,27 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
                 f"({shapes.json_text(failure)}) but does not set isError: true, so a client takes it for a success "
                 "(TOOL-19: a result without isError is one); a tool that fails says so with isError: true",
                 reply.sent, reply.got)
-    t.note(f"called {len(called)} tool(s): " + ", ".join(
+    uncalled = uncallable_tools(t)
+    summary = (f"called {len(called)} of {len(t.info.tools or [])} tool(s): {counts['result']} answered with a result, "
+               f"{counts['isError']} with isError: true, {counts['-32602']} refused as invalid params (-32602), "
+               f"{counts['error']} with another error, {counts['no answer']} not answered; {len(uncalled)} not called")
+    t.notes.insert(0, f"summary: {summary}")
+    t.note("called (with the time each took): " + ", ".join(
         f"{tool.get('name')} ({t.run.tool_timings[str(tool.get('name'))].seconds:.1f} s)" for tool, _ in called))
-    for why in uncallable_tools(t):
-        t.note(f"not called: {why}")
+    for why in uncalled:
+        t.note(f"not called (SKIP, not part of the verdict): {why}")
+    if counts["result"] + counts["isError"] == 0:  # nothing was judged: not a PASS (with findings, their WARN/FAIL)
+        t.skip(f"no tool call returned a result, so no result was judged: {summary}")
+
+
+def outcome(reply: Any) -> str:
+    """How a tools/call ended, for the summary: a result (with isError or not), -32602, another
+    error, or no answer."""
+    if not reply.answered:
+        return "no answer"
+    if reply.is_error:
+        return "-32602" if reply.code == -32602 else "error"
+    return "isError" if isinstance(reply.result, dict) and reply.result.get("isError") is True else "result"
 
 
 SLOW = 1.0  # seconds: a tool that took this long (or reported progress twice) can be cancelled while it runs

@@ -24,6 +24,7 @@ import json
 import secrets
 import urllib.parse
 
+from .helpers import FOREIGN_HOST, FOREIGN_ORIGIN, REBINDING, one_cause
 from .model import server_case
 from .server_check import ServerCheck
 from .shapes import is_message as _is_message
@@ -33,7 +34,6 @@ from .stdio_wire import StdioWire
 from .wire import shown
 
 TRANSPORTS = "basic/transports"
-FOREIGN_ORIGIN = "http://mcp-ref-check.invalid"
 
 
 @server_case(TRANSPORTS, "TR-04", transport="stdio", audit=True)
@@ -130,13 +130,17 @@ def sse_messages_arrive_as_message_events(t: ServerCheck) -> None:
                 t.fail("TR-11", f"a message arrived in an event named {entry.event!r}", got=shown(entry.data))
 
 
-@server_case(TRANSPORTS, "TR-06", transport="sse", fresh=True)
-def sse_refuses_a_foreign_origin(t: ServerCheck) -> None:
-    """A GET, and a POST to a live session, carrying Origin: http://mcp-ref-check.invalid (a web
-    page on another site, as in DNS rebinding) are refused, and the POSTed request is not served."""
+def _sse_foreign_origin(t: ServerCheck) -> tuple[list[str], list[tuple[str, str, str | None, str | None, dict[str, str]]]]:
+    """A GET, and a POST to a live session, with a foreign Origin: (what was refused, and for each
+    thing served: (what, the finding's message, sent, got, headers sent))."""
+    refused: list[str] = []
+    served: list[tuple[str, str, str | None, str | None, dict[str, str]]] = []
     foreign = _stream(t, {"Origin": FOREIGN_ORIGIN})
-    t.check(foreign.status != 200, "TR-06", "an event stream was opened for a foreign Origin",
-            f"GET {foreign.url}", f"HTTP {foreign.status} {foreign.content_type}", headers=foreign.sent_headers)
+    if foreign.status == 200:
+        served.append(("GET", "an event stream was opened for a foreign Origin", f"GET {foreign.url}",
+                       f"HTTP {foreign.status} {foreign.content_type}", foreign.sent_headers))
+    else:
+        refused.append("GET")
     wire = _stream(t)
     endpoint = wire.wait_endpoint()
     if endpoint is None:
@@ -145,33 +149,58 @@ def sse_refuses_a_foreign_origin(t: ServerCheck) -> None:
         "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "mcp-ref-check", "version": "0"}}})
     answer = wire.post(body.encode(), headers={"Origin": FOREIGN_ORIGIN})
     sent_headers = answer.sent_headers if answer else {"Origin": FOREIGN_ORIGIN}
-    t.check(answer is not None and answer.status >= 400, "TR-06",
-            f"a POST with a foreign Origin answered HTTP {answer.status if answer else None}", body,
-            headers=sent_headers)
     try:
-        served = wire.receive(min(1.0, t.timeout))
+        came = wire.receive(min(1.0, t.timeout))
     except Exception:
-        served = None
-    t.check(served is None or not _is_message(served.msg), "TR-06", "the request POSTed with a foreign Origin was served",
-            body, served.raw if served else None, headers=sent_headers)
+        came = None
+    if answer is None or answer.status < 400:
+        served.append(("POST", f"a POST with a foreign Origin answered HTTP {answer.status if answer else None}",
+                       body, None, sent_headers))
+    if came is not None and _is_message(came.msg):
+        served.append(("POST", "the request POSTed with a foreign Origin was served", body, came.raw, sent_headers))
+    if not any(what == "POST" for what, *_ in served):
+        refused.append("POST")
+    return refused, served
 
 
-FOREIGN_HOST = "mcp-ref-check.invalid"
-REBINDING = ("a page whose host name was made to resolve to this server (DNS rebinding) opens the stream with a "
-             "GET that the browser sends with that name in Host and no Origin at all (it is the page's own "
-             "origin), so an Origin check cannot stop it; refusing host names the server does not have can "
-             "(mcp_ref answers 421)")
+def _sse_foreign_host(t: ServerCheck) -> SseWire:
+    port = urllib.parse.urlsplit(str(t.run.target.sse)).port
+    return _stream(t, {"Host": f"{FOREIGN_HOST}:{port}" if port else FOREIGN_HOST})
+
+
+@server_case(TRANSPORTS, "TR-06", transport="sse", fresh=True)
+def sse_refuses_a_foreign_origin(t: ServerCheck) -> None:
+    """A GET, and a POST to a live session, carrying Origin: http://mcp-ref-check.invalid (a web
+    page on another site, as in DNS rebinding) are refused, and the POSTed request is not served.
+    A server that checks neither Origin nor Host gets one finding here saying both (one cause)."""
+    refused, served = _sse_foreign_origin(t)
+    if served and not refused:
+        host = _sse_foreign_host(t)
+        if host.status == 200:  # TR-06: one cause, no DNS-rebinding check at all
+            _, _, sent, got, headers = served[0]
+            methods = sorted({what for what, *_ in served})
+            t.fail("TR-06", one_cause("the SSE endpoint", methods, host.sent_headers["Host"]), sent, got, headers=headers)
+    for _, message, sent, got, headers in served:
+        t.check(False, "TR-06", message, sent, got, headers=headers)
 
 
 @server_case(TRANSPORTS, "TR-06", transport="sse", fresh=True, at_most="SHOULD")
 def sse_refuses_a_foreign_host(t: ServerCheck) -> None:
     """A GET on the SSE URL carrying Host: mcp-ref-check.invalid and no Origin (what a DNS-rebinding
     page sends) is refused. TR-06 names the Origin header, and gives DNS rebinding as its purpose;
-    the Origin check alone cannot stop this GET, so serving it is a warning, not a failure."""
-    port = urllib.parse.urlsplit(str(t.run.target.sse)).port
-    foreign = _stream(t, {"Host": f"{FOREIGN_HOST}:{port}" if port else FOREIGN_HOST})
-    t.check(foreign.status != 200, "TR-06", f"an event stream was opened for a foreign Host name: {REBINDING}",
-            f"GET {foreign.url}", f"HTTP {foreign.status} {foreign.content_type}", headers=foreign.sent_headers)
+    the Origin check alone cannot stop this GET, so serving it is a warning, not a failure. A
+    server that checks no Origin either is judged once, by transports.sse-refuses-a-foreign-origin."""
+    foreign = _sse_foreign_host(t)
+    if foreign.status != 200:
+        return
+    if "transports.sse-refuses-a-foreign-origin" in t.run.selected:
+        refused, served = _sse_foreign_origin(t)
+        if served and not refused:
+            t.note("the server checks neither Host nor Origin: one cause, judged once, by "
+                   "transports.sse-refuses-a-foreign-origin")
+            return
+    t.fail("TR-06", f"an event stream was opened for a foreign Host name: {REBINDING}",
+           f"GET {foreign.url}", f"HTTP {foreign.status} {foreign.content_type}", headers=foreign.sent_headers)
 
 
 @server_case(TRANSPORTS, "TR-11", transport="sse", fresh=True)

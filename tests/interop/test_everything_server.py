@@ -79,16 +79,16 @@ def test_the_kit_over_streamable_http_grades_the_transports_own_rules_as_the_spe
     """`mcp-ref check server --http` against a server that follows the 2025-03-26 transport page
     where it differs from a 2024-11-05 session: it refuses requests without a session id (HTTP
     400, an error with a null id: SHTTP-38) and takes batches (SHTTP-11). A refusal before the
-    session exists is an answer, not silence; where the page and 2024-11-05 disagree (a ping
-    before initialize, batches) the verdict is a warning naming both, never a MUST failure."""
+    session exists is an answer, not silence (a ping so refused is noted: the page allows it); where
+    the page and 2024-11-05 disagree (batches) the verdict is a warning naming both, never a MUST failure."""
     code, report, out = check_json(tmp_path, "server", "--http", everything, "--only", "lifecycle", "ping",
                                    "basic/messages", "--timeout", "10")
     cases = {c["name"]: c for c in report["cases"]}
     assert not [name for name, c in cases.items() if c["status"] == "FAIL"], out
     early = cases["lifecycle.survives-a-request-before-initialize"]
     assert early["status"] == "PASS" and any("HTTP 400" in note and "SHTTP-38" in note for note in early["notes"]), out
-    ping = cases["ping.ping-before-initialize"]
-    assert ping["status"] == "WARN" and "SHTTP-38" in ping["findings"][0]["message"], out
+    ping = cases["ping.ping-before-initialize"]  # the 400 is what SHTTP-38 allows: noted (INFO)
+    assert ping["status"] == "PASS" and any("SHTTP-38" in note for note in ping["notes"]), out
     batches = cases["messages.answers-invalid-envelopes-with-32600"]
     assert batches["status"] == "WARN", out
     assert {f["sent"] for f in batches["findings"]} <= {"[]", '[{"jsonrpc":"2.0","id":"mcp-ref-check-batch","method":"ping"}]'}

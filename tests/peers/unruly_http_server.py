@@ -4,7 +4,8 @@ messages on two streams matters. ``python unruly_http_server.py --mode MODE`` bi
 
 It serves one endpoint, /mcp (revision 2025-03-26's transport, carrying 2024-11-05 messages):
 ``initialize`` starts a session (``Mcp-Session-Id``), a request without one is refused with HTTP
-400, notifications get 202, GET opens the session's stream, DELETE ends it. It declares no
+400 and one with an unknown or ended session with 404, notifications get 202, GET opens the
+session's stream, DELETE ends it. Only in ``checks-origin-on-posts-only`` is any Origin checked. It declares no
 capability and serves ``ping``. A request carrying ``_meta.progressToken`` is answered, and then
 a progress notification for that token follows, where and when MODE says. In the two
 ``drops-...`` modes connections are kept alive (HTTP/1.1), and once, the request that follows a
@@ -35,7 +36,11 @@ MODES = {
                                         "(wrong: long after the response)",
     "drops-a-kept-alive-connection": "once, close a kept-alive connection under the request after a ping (FIN)",
     "resets-a-kept-alive-connection": "the same, with a reset (RST) instead of a clean close",
+    "checks-origin-on-posts-only": "refuse a POST whose Origin is not localhost's (403), but serve GET and DELETE "
+                                   "whatever their Origin, and any Host name (SHTTP-06 asks every request checked)",
+    "checks-neither-origin-nor-host": "serve any Origin and any Host name: no DNS-rebinding check at all",
 }
+LOCAL_ORIGINS = ("http://127.0.0.1", "http://localhost")
 LATER = 2.0  # seconds; the kit does not judge the order of two streams within 1 s
 SOON = 0.3  # seconds: after the response as the kit records it (the POST's reader is not beaten
 #             to it by the GET's), yet well within the kit's slack
@@ -84,8 +89,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         print("dropped", flush=True)
         return True
 
+    def foreign_origin(self) -> bool:
+        origin = self.headers.get("Origin")
+        return origin is not None and not origin.startswith(LOCAL_ORIGINS)
+
+    def no_session(self) -> None:
+        """SHTTP-38: no session id, 400; SHTTP-39: one the server does not have, 404."""
+        status = 400 if self.headers.get("Mcp-Session-Id") is None else 404
+        self.send(status, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no such session"}}')
+
     def do_POST(self) -> None:
         if self.drop_this_one():
+            return
+        if self.mode == "checks-origin-on-posts-only" and self.foreign_origin():
+            self.send(403, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Origin not allowed"}}')
             return
         try:
             msg = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
@@ -105,7 +122,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       headers={"Mcp-Session-Id": session})
             return
         if session not in STREAMS:
-            self.send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: no session"}}')
+            self.no_session()
             return
         answer = (json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}) if msg["method"] == "ping" else
                   json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}}))
@@ -132,7 +149,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         outbox = STREAMS.get(self.headers.get("Mcp-Session-Id") or "")
         if outbox is None:
-            self.send(400, b"no session")
+            self.no_session()
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -152,7 +169,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
     def do_DELETE(self) -> None:
-        STREAMS.pop(self.headers.get("Mcp-Session-Id") or "", None)
+        if STREAMS.pop(self.headers.get("Mcp-Session-Id") or "", None) is None:
+            self.no_session()
+            return
         self.send(200)
 
 
