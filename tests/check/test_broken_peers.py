@@ -244,6 +244,17 @@ def test_an_error_the_cancellation_caused_fails_however_soon_it_came(server_runs
     assert "-32800" in (result.findings[0].got or "") and "the cancellation caused it" in result.findings[0].message
 
 
+def test_a_cursor_ignored_on_every_list_is_one_finding_naming_the_lists(server_runs: Any) -> None:
+    """Issue 34: one cause, one finding. A server that ignores cursors drew one warning per list
+    method (four); it is one, naming the four lists it was seen on."""
+    warned = [r for r in server_runs["bad-cursor-ok"] if r.status is not Status.PASS and r.status is not Status.SKIP]
+    assert [(r.case.name, r.status) for r in warned] == [("pagination.invalid-cursor-is-32602", Status.WARN)]
+    [finding] = warned[0].findings
+    assert "seen on 4 of the 4 list(s)" in finding.message and "the cursor was ignored" in finding.message
+    for method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
+        assert method in finding.message
+
+
 def test_a_slow_start_is_not_judged(server_runs: Any) -> None:
     # Every new process after the first sleeps 10 s; the kit waits a step of 2 s (or three times the
     # first start), then asks once more as long: a start that slow is not judged.

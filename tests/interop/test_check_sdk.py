@@ -60,10 +60,9 @@ REASONS = {
     "completion.completion-of-an-unknown-prompt-is-refused":
         "peer: the SDK hands any ref to the completion handler unchecked, and this peer's handler does not check "
         "it either (CMP-04)",
-    "pagination.invalid-tools-cursor-is-32602": "peer: MCPServer does not page; an unknown cursor is ignored (PAG-09)",
-    "pagination.invalid-resources-cursor-is-32602": "peer: as above, for resources/list (PAG-09)",
-    "pagination.invalid-templates-cursor-is-32602": "peer: as above, for resources/templates/list (PAG-09)",
-    "pagination.invalid-prompts-cursor-is-32602": "peer: as above, for prompts/list (PAG-09)",
+    "pagination.invalid-cursor-is-32602":
+        "peer: MCPServer does not page; an unknown cursor is ignored on every list (one finding naming the four "
+        "lists: PAG-09)",
     "lifecycle.only-pings-before-the-initialize-result":
         "peer: in its default mode the client first sends server/discover (a probe of the 2026-07-28 revision) "
         "before initialize, and falls back when it is refused: one warning (LC-09); mode=\"legacy\" starts with "
