@@ -4,10 +4,10 @@ Not a spec section: argument handling for the kit (see __init__.py).
 
     mcp-ref check --list
     mcp-ref check server (--stdio "CMD" | --sse URL | --http URL) [--only PAGE_OR_ID ...] [--call-tools]
-                         [--call-timeout S] [--hostile] [--json PATH] [--junit PATH] [--strict]
-                         [--timeout S] [--startup S] [--header "K: V"] [--verbose]
-    mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--junit PATH] [--strict]
-                         [--timeout S] [--run-timeout S] [--verbose] -- CMD ARGS...
+                         [--call-timeout S] [--hostile] [--json PATH] [--max-message-bytes N] [--junit PATH]
+                         [--strict] [--timeout S] [--startup S] [--header "K: V"] [--verbose]
+    mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--max-message-bytes N]
+                         [--junit PATH] [--strict] [--timeout S] [--run-timeout S] [--verbose] -- CMD ARGS...
                          ({server} in ARGS: the checking server; without --, the line to write is shown)
 
 Exit status: 0 when no MUST failed (with --strict, no SHOULD either), 1 otherwise, 2 when the
@@ -66,8 +66,9 @@ def add_check_parser(sub: Any) -> None:
 
     client = sides.add_parser("client", help="run a client against the kit's checking server",
                               usage="mcp-ref check client [-h] [--sse | --http] [--run-timeout S] "
-                                    "[--only PAGE_OR_ID ...]\n                            [--json PATH] [--junit PATH] "
-                                    "[--strict] [--timeout S] [--verbose] -- CMD ARGS...",
+                                    "[--only PAGE_OR_ID ...]\n                            [--json PATH] "
+                                    "[--max-message-bytes N] [--junit PATH] [--strict] [--timeout S] [--verbose] "
+                                    "-- CMD ARGS...",
                               description="Runs CMD ARGS with {server} replaced by the checking server "
                                           "(a command for stdio, its URL with --sse or --http). Put the client's "
                                           "command after --, so that its own options stay its own: "
@@ -86,10 +87,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", nargs="+", action="extend", default=[], metavar="PAGE_OR_ID",
                         help='run only these pages ("server/tools" or "tools"), IDs ("TOOL-08") or case names')
     parser.add_argument("--json", metavar="PATH", help="write every case, with the messages exchanged, as JSON")
+    parser.add_argument("--max-message-bytes", type=_positive_int, metavar="N",
+                        help="in the --json file, cut each message at N bytes (default: every message whole, as "
+                             "kept: up to 1 MiB each, 8 MiB per connection)")
     parser.add_argument("--junit", metavar="PATH", help="write JUnit XML for CI systems")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a SHOULD is not met, too")
     parser.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds per step (default 5)")
     parser.add_argument("--verbose", "-v", action="store_true", help="show the notes of every case")
+
+
+def _positive_int(text: str) -> int:
+    """--max-message-bytes: a whole number of bytes, at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of bytes (1 or more)")
+    return value
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -131,7 +143,8 @@ def _write_files(args: argparse.Namespace, results: list[Any], about: dict[str, 
     from .report import write_json, write_junit
 
     if args.json:
-        write_json(args.json, results, about=about, strict=args.strict, reason=reason)
+        write_json(args.json, results, about=about, strict=args.strict, reason=reason,
+                   max_message_bytes=args.max_message_bytes)
     if args.junit:
         write_junit(args.junit, results, suite=f"mcp-ref check {args.side}", strict=args.strict, reason=reason)
 

@@ -7,8 +7,10 @@ Not a spec section: helpers of the conformance checker's server cases (see __ini
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from . import shapes
 from .peer import Peer, Reply
 from .server_check import ServerCheck
 
@@ -19,6 +21,17 @@ FILLER = "mcp-ref-check"  # the kit's name, in the made-up names and values it s
 def settle(t: ServerCheck) -> float:
     """How long to listen for something that should *not* arrive."""
     return min(0.5, t.timeout / 4)
+
+
+CANCELLED = re.compile(r"cancell?ed", re.IGNORECASE)  # "Request cancelled", "canceled by the client"
+
+
+def caused_by_cancellation(msg: Any) -> bool:
+    """An error the cancellation itself produced (CAN-06): code -32800 (what later revisions and the
+    official SDKs send for a cancelled request), or a message that says it was cancelled. No answer
+    already on its way when the cancellation came says so, so no settling time excuses it."""
+    error = shapes.as_dict(shapes.as_dict(msg).get("error"))
+    return error.get("code") == -32800 or bool(CANCELLED.search(str(error.get("message", ""))))
 
 
 def still_serving(t: ServerCheck, peer: Peer, req_id: str, after: str) -> bool:

@@ -131,9 +131,23 @@ def write_summary(out: TextIO, results: list[CaseResult], *, strict: bool = Fals
     out.write(f"Exit status {status}: {verdict}.\n")
 
 
+def cut_message(entry: dict[str, Any], max_bytes: int | None) -> dict[str, Any]:
+    """One transcript entry, its text cut at ``max_bytes`` bytes of UTF-8 (None: whole, as kept)."""
+    data = entry["data"]
+    if max_bytes is None or len(data) <= max_bytes // 4:  # at most 4 bytes a character: short enough
+        return entry
+    encoded = data.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return entry
+    kept = encoded[:max_bytes].decode("utf-8", "ignore")  # never half a character
+    return {**entry, "data": kept + f"... ({len(encoded)} bytes in all; cut by --max-message-bytes {max_bytes})"}
+
+
 def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = False,
-            reason: str | None = None) -> dict[str, Any]:
-    """The JSON report; ``reason`` (and exit status 2) when the run could not be made or was stopped."""
+            reason: str | None = None, max_message_bytes: int | None = None) -> dict[str, Any]:
+    """The JSON report; ``reason`` (and exit status 2) when the run could not be made or was stopped.
+    Each message is written whole, as the transcript kept it (so a tools/list can be audited again
+    from the report), unless ``max_message_bytes`` (``--max-message-bytes``) cuts it."""
     cases = [r.as_dict() for r in results]
     room = MAX_REPORT_MESSAGES
     cut = sum(r.cut for r in results)
@@ -142,7 +156,7 @@ def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = 
         if len(kept) < len(case["messages"]):
             case["messages_cut"] = case.get("messages_cut", 0) + len(case["messages"]) - len(kept)
             cut += len(case["messages"]) - len(kept)
-            case["messages"] = kept
+        case["messages"] = [cut_message(entry, max_message_bytes) for entry in kept]
         room -= len(kept)
     out = {
         "kit": "mcp-ref check", "revision": "2024-11-05", **about,
@@ -160,9 +174,10 @@ def as_json(results: list[CaseResult], *, about: dict[str, Any], strict: bool = 
 
 
 def write_json(path: str, results: list[CaseResult], *, about: dict[str, Any], strict: bool = False,
-               reason: str | None = None) -> None:
+               reason: str | None = None, max_message_bytes: int | None = None) -> None:
     with open(path, "w", encoding="utf-8") as file:
-        json.dump(as_json(results, about=about, strict=strict, reason=reason), file, ensure_ascii=False, indent=2)
+        json.dump(as_json(results, about=about, strict=strict, reason=reason, max_message_bytes=max_message_bytes),
+                  file, ensure_ascii=False, indent=2)
         file.write("\n")
 
 

@@ -71,19 +71,32 @@ def one_answer(t: ServerCheck, probe: Probe, what: str) -> Incoming | None:
     return probe.answers[0] if probe.answers else None
 
 
+UNWRITABLE_ANSWER = ("JSON-RPC 2.0 (MSG-01) answers it with an error whose id is null (or the id it could not "
+                     "use), but the 2024-11-05 schema has no such id (MSG-02: an id is a string or an integer; "
+                     "MSG-03: never null), so no valid 2024-11-05 message can answer it: silence is a warning, the "
+                     "JSON-RPC answer is still the one clients expect")
+
+
 def expect_code(t: ServerCheck, probe: Probe, what: str, codes: tuple[int, ...], why: str,
                 readable_id: Any = None, level: str | None = None, peer: Peer | None = None) -> Incoming | None:
     """``probe`` must be answered with an error of one of ``codes`` (``why``: the rule, in a
-    sentence), whose id is ``readable_id`` when the message's id could be read, else null (see
-    ``judge_error_id``). Silence is a finding too. ``level`` lowers the findings' strength (where
-    the rule behind ``why`` is in dispute)."""
+    sentence), whose id is ``readable_id`` when the message's id could be read (a string or an
+    integer), else null (see ``judge_error_id``). Silence fails where that error can be written
+    (the message's own id); where it would need id null, which the 2024-11-05 schema lacks, silence
+    is a warning naming both rules (spec_notes/checker.md, "Issue 34: verdicts"). A wrong answer
+    fails either way. ``level`` lowers the findings' strength (where the rule behind ``why`` is in
+    dispute)."""
     if not served_after(t, probe, what, peer):
         return None
     if probe.refused_by_http:
         t.note(f"{what}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
         return None
     got = one_answer(t, probe, what)
-    if got is None:
+    if got is None and readable_id is None:  # MSG-01 against MSG-02, MSG-03: no valid answer can be written
+        t.check(False, "MSG-01", f"{what} got no answer: {why}; {UNWRITABLE_ANSWER}", probe.sent, silence(probe),
+                level="SHOULD")
+        return None
+    if got is None:  # its own id can be read and written: the error answer is valid 2024-11-05
         t.check(False, "MSG-01", f"{what} got no answer: {why}", probe.sent, silence(probe), level=level)
         return None
     msg = shapes.as_dict(got.msg)
@@ -259,8 +272,11 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
     serving: a number, a string, null, a batch (2024-11-05 has none; an empty one too), no method
     and no result, "jsonrpc" "1.0", "2.1", the number 2.0 or missing, a method that is not a
     string, params that are an array or a string. Each is sent on its own, and judged on what came
-    back for it; an error that drops an id it could read (null instead) is a warning. Over
-    Streamable HTTP, whose page allows batches (SHTTP-11), a batch served is only a warning."""
+    back for it; an error that drops an id it could read (null instead) is a warning. Silence where
+    the message has an id of its own fails (that error is valid 2024-11-05); where it has none (a
+    number, a string, null, a batch) the only answer has id null, which the schema lacks: a
+    warning. Over Streamable HTTP, whose page allows batches (SHTTP-11), a batch served is only a
+    warning."""
     peer = t.rough_session()
     for label, (msg, readable_id, codes, why) in ENVELOPES.items():
         level = None
@@ -289,7 +305,8 @@ def refuses_ids_that_are_not_strings_or_integers(t: ServerCheck) -> None:
     """A ping whose id is true, false or an object is not a JSON-RPC request (an id is a string, a
     number or null): it gets error -32600 with id null, never a result. One whose id is 1.5 or
     null is a request JSON-RPC allows but MCP does not (MSG-02, MSG-03): -32600 is the answer, a
-    result is noted; silence fails (it is a request, not a notification)."""
+    result is noted. Silence is a warning naming both rules: JSON-RPC's answer would carry id null
+    (or this id), and the 2024-11-05 schema has neither, so no valid message can answer it."""
     peer = t.rough_session()
     for label, (rid, served) in INVALID_IDS.items():
         what = f"a ping whose id is {label}"
@@ -303,7 +320,7 @@ def refuses_ids_that_are_not_strings_or_integers(t: ServerCheck) -> None:
                 continue  # refused: any error is a fair answer to an id MCP forbids
         expect_code(t, probe, what, (-32600,), "an id is a string or an integer (MSG-02), never a boolean or an "
                     "object, so this is not a valid request: -32600" if served is None else
-                    "it is a request (only a message without an id member is a notification), so it gets an answer",
+                    "it is a request (only a message without an id member is a notification), so JSON-RPC answers it",
                     peer=peer)
         if not probe.barrier.answered:
             return

@@ -27,7 +27,7 @@ from typing import Any
 from . import result_shapes, shapes
 from .model import server_case
 from .peer import Reply
-from .server_check import ServerCheck
+from .server_check import ServerCheck, code_words
 from .wire import shown
 
 LOGGING = "server/utilities/logging"
@@ -205,23 +205,42 @@ LISTS = (("tools", "tools/list", "tools"), ("resources", "resources/list", "reso
 FORGED_CURSORS = (f"{FILLER}-not-a-cursor", base64.urlsafe_b64encode(b'[1000000, "mcp-ref-check"]').decode())
 
 
-def _invalid_cursor_case(capability: str, method: str) -> None:
-    def case(t: ServerCheck) -> None:
-        t.require(capability)
-        peer = t.session()
+def cursor_answer(t: ServerCheck, reply: Reply, method: str) -> str | None:
+    """What is wrong with ``reply`` to a forged cursor, in words that name no method (so that the
+    same cause on several lists is one finding), or None if it is -32602."""
+    if reply.is_result:
+        return "a page came back, so the cursor was ignored (or taken for the first page)"
+    if t.code_in(reply.code, (-32602,), f"{method} with a cursor the server never issued"):
+        return None
+    return f"error {code_words(reply.code)} came back, not -32602 (Invalid params)"
+
+
+@server_case(PAGINATION, "PAG-09", "PAG-03")
+def invalid_cursor_is_32602(t: ServerCheck) -> None:
+    """Each declared list (tools/list, resources/list, resources/templates/list, prompts/list), asked
+    with a cursor the server never issued (a random string, and base64 of a JSON position far past
+    the end), gets error -32602 (Invalid params), not a page. One cause is one finding: a server
+    that ignores cursors on every list is warned once, naming the lists."""
+    lists = [(capability, method) for capability, method, _ in LISTS if t.info.declares(capability)]
+    if not lists:
+        t.skip("the server declares none of tools, resources and prompts: it has no list to page")
+    peer = t.session()
+    causes: dict[str, list[tuple[str, Reply]]] = {}  # what went wrong -> the lists it went wrong on
+    for _, method in lists:
         for cursor in FORGED_CURSORS:
             reply = peer.request(method, {"cursor": cursor})
-            t.expect_error(reply, "PAG-09", f"{method} with a cursor the server never issued", (-32602,))
-
-    short = method.replace("resources/templates/list", "templates").split("/")[0]
-    case.__name__ = f"invalid_{short}_cursor_is_32602"
-    case.__doc__ = (f"{method} with a cursor the server never issued (a random string, and base64 of a JSON "
-                    "position far past the end) gets error -32602 (Invalid params), not a page.")
-    server_case(PAGINATION, "PAG-09", "PAG-03")(case)
-
-
-for _capability, _method, _ in LISTS:
-    _invalid_cursor_case(_capability, _method)
+            t.answered(reply, f"{method} with a cursor the server never issued")
+            cause = cursor_answer(t, reply, method)
+            if cause is not None:
+                causes.setdefault(cause, []).append((method, reply))
+                break  # one example per list and cause is enough
+    for cause, seen in causes.items():
+        methods = ", ".join(method for method, _ in seen)
+        t.check(False, "PAG-09", f"a cursor the server never issued: {cause}; seen on {len(seen)} of the "
+                f"{len(lists)} list(s) asked ({methods})", seen[0][1].sent, seen[0][1].got)
+    right = [method for _, method in lists if all(method not in [m for m, _ in seen] for seen in causes.values())]
+    if right:
+        t.note(f"refused with -32602: {', '.join(right)}")
 
 
 def _identity(item: Any) -> str:

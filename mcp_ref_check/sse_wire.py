@@ -13,7 +13,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 
-from .wire import LIVE, MAX_KEPT_TEXT, MAX_LINE, MAX_TRANSCRIPT, ConnectFailed, Wire, parse
+from .wire import LIVE, MAX_KEPT_LINE, MAX_LINE, MAX_TRANSCRIPT, ConnectFailed, Wire, parse
 
 
 class SseEventParser:
@@ -170,7 +170,7 @@ class SseWire(Wire):
                         self._deliver(b"", problem=data)
                         continue
                     if len(self.events) < MAX_TRANSCRIPT:
-                        self.events.append((name, data[:MAX_KEPT_TEXT]))
+                        self.events.append((name, data[:MAX_KEPT_LINE]))
                     if name == "endpoint":
                         self._on_endpoint(data)
                     else:

@@ -35,8 +35,8 @@ from typing import Any
 
 MAX_SHOWN = 600  # characters of one message shown in a report
 MAX_LINE = 16 * 1024 * 1024  # bytes of one line (or SSE event) the kit reads; a longer one is cut and reported
-MAX_KEPT_TEXT = 64 * 1024  # characters of one message kept in a transcript
-MAX_REPORT_TEXT = 4000  # characters of one message written in a JSON report
+MAX_KEPT_TEXT = 1024 * 1024  # characters of one message kept in a transcript (the JSON report writes it whole)
+MAX_KEPT_LINE = 64 * 1024  # bytes of one raw line (or SSE event) kept beside the transcript, for the stdout audits
 MAX_TRANSCRIPT = 5000  # entries kept per connection; later ones are counted, not kept
 MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024  # characters kept per connection
 MAX_QUEUED = 1000  # messages read but not yet taken by a case; past it the reader waits (the peer's writes block)
@@ -64,9 +64,7 @@ class Exchange:
     stream: str | None = None  # Streamable HTTP: the stream it came on ("POST 3": the third POST's, or "GET")
 
     def as_dict(self) -> dict[str, Any]:
-        data = self.data if len(self.data) <= MAX_REPORT_TEXT else (
-            self.data[:MAX_REPORT_TEXT] + f"... ({len(self.data)} characters kept in all)")
-        out: dict[str, Any] = {"dir": self.direction, "data": data, "at": round(self.at, 3)}
+        out: dict[str, Any] = {"dir": self.direction, "data": self.data, "at": round(self.at, 3)}
         if self.event is not None:
             out["event"] = self.event
         if self.stream is not None:
@@ -267,7 +265,7 @@ class Wire:
 
     def _line(self, line: bytes, problem: str | None = None, counted: bool = False) -> None:
         if len(self.lines) < MAX_TRANSCRIPT:
-            self.lines.append(line if len(line) <= MAX_KEPT_TEXT else line[:MAX_KEPT_TEXT])
+            self.lines.append(line if len(line) <= MAX_KEPT_LINE else line[:MAX_KEPT_LINE])
         self._deliver(line, problem=problem, counted=counted)
 
     def receive(self, timeout: float | None = None) -> Incoming | None:

@@ -43,6 +43,7 @@ SERVER_BREAKS: dict[str, tuple[list[str], set[str]]] = {
     "unknown-method-32602": (["messages"], {"MSG-01"}),
     "silent-parse-error": (["messages"], {"MSG-01"}),  # a warning: the schema has no null id
     "silent-invalid-request": (["messages"], {"MSG-01"}),
+    "silent-without-an-id": (["messages"], {"MSG-01"}),  # warnings only: no valid answer has id null (issue 34)
     "answers-notifications": (["messages"], {"MSG-01", "MSG-05"}),  # a response to an id never sent
     "answers-every-notification": (["messages"], {"MSG-01"}),  # judged once, by notifications-are-not-answered
     "int-ids": (["messages"], {"MSG-05"}),
@@ -71,6 +72,7 @@ SERVER_BREAKS: dict[str, tuple[list[str], set[str]]] = {
     # The subscribe fails because of the server's own undeclared request: counted once, as that.
     "sampling-then-fail-subscribe": (["resources", "lifecycle"], {"LC-15"}),
     "ignore-cancel": (["tools", "cancellation"], {"CAN-04", "CAN-06"}),
+    "answer-cancelled": (["tools", "cancellation"], {"CAN-06"}),  # -32800 within 1 ms of the cancellation
     "stuck-tool": (["tools"], {"MSG-01"}),  # one finding, with --call-timeout 1 (SERVER_OPTIONS)
     "slow-start": (["lifecycle", "ping"], set()),  # starts after the first take 10 s: not judged (SKIP)
 }
@@ -197,6 +199,60 @@ def test_a_tool_over_its_budget_is_one_finding_and_the_next_tools_are_still_call
     assert "--call-timeout 1 s" in result.findings[0].message
     called = next(note for note in result.notes if note.startswith("called "))
     assert all(name in called for name in ("stuck", "slow", "echo", "count")), called
+
+
+# The inputs of answers-invalid-envelopes-with-32600 that carry an id of their own (a string): an
+# error with that id is valid 2024-11-05, so silence is a MUST failure; the others can only be
+# answered with id null, which the schema lacks.
+OWN_ID_INPUTS = {"a message with neither method nor result", 'a request with "jsonrpc": "1.0"',
+                 'a request without "jsonrpc"', 'a request with "jsonrpc": "2.1"', 'a request with "jsonrpc": 2.0, a number',
+                 "a request whose method is a number", "a ping whose params are an array",
+                 "a ping whose params are a string"}
+
+
+def test_silence_where_only_an_id_null_could_answer_is_a_warning_naming_both_rules(server_runs: Any) -> None:
+    """Issue 34: the official SDKs drop input that fails their schema. Where the only answer
+    would carry id null (no id, or one that is not a string or an integer), the 2024-11-05 schema
+    cannot carry it: a warning, never a failure (it was a MUST FAIL, over stdio and SSE alike)."""
+    results = {r.case.name: r for r in server_runs["silent-without-an-id"]}
+    assert not [name for name, r in results.items() if r.status is Status.FAIL]
+    for name in ("messages.answers-invalid-envelopes-with-32600", "messages.refuses-ids-that-are-not-strings-or-integers"):
+        findings = results[name].findings
+        assert results[name].status is Status.WARN and findings, name
+        assert all(f.strength == "SHOULD" and "MSG-02" in f.message and "MSG-03" in f.message for f in findings), name
+    ids = results["messages.refuses-ids-that-are-not-strings-or-integers"].findings
+    assert len(ids) == 5  # true, false, an object, 1.5, null
+
+
+def test_silence_where_the_requests_own_id_could_answer_stays_a_failure(server_runs: Any) -> None:
+    results = {r.case.name: r for r in server_runs["silent-invalid-request"]}
+    envelopes = results["messages.answers-invalid-envelopes-with-32600"]
+    assert envelopes.status is Status.FAIL
+    failed = {f.message.split(" got no answer")[0] for f in envelopes.findings if f.strength == "MUST"}
+    warned = {f.message.split(" got no answer")[0] for f in envelopes.findings if f.strength == "SHOULD"}
+    assert failed == OWN_ID_INPUTS
+    assert warned == {"the number 42", 'the string "ping"', "the JSON value null", "[] (an empty batch)",
+                      "a batch of one ping"}
+    assert results["messages.refuses-ids-that-are-not-strings-or-integers"].status is Status.WARN
+
+
+def test_an_error_the_cancellation_caused_fails_however_soon_it_came(server_runs: Any) -> None:
+    """Issue 34: a -32800 written 1 ms after notifications/cancelled came within the kit's
+    allowance for answers already on their way, and passed; that allowance is for results only."""
+    result = next(r for r in server_runs["answer-cancelled"] if r.case.name == "cancellation.cancelled-tool-stops")
+    assert result.status is Status.WARN and [f.id for f in result.findings] == ["CAN-06"]
+    assert "-32800" in (result.findings[0].got or "") and "the cancellation caused it" in result.findings[0].message
+
+
+def test_a_cursor_ignored_on_every_list_is_one_finding_naming_the_lists(server_runs: Any) -> None:
+    """Issue 34: one cause, one finding. A server that ignores cursors drew one warning per list
+    method (four); it is one, naming the four lists it was seen on."""
+    warned = [r for r in server_runs["bad-cursor-ok"] if r.status is not Status.PASS and r.status is not Status.SKIP]
+    assert [(r.case.name, r.status) for r in warned] == [("pagination.invalid-cursor-is-32602", Status.WARN)]
+    [finding] = warned[0].findings
+    assert "seen on 4 of the 4 list(s)" in finding.message and "the cursor was ignored" in finding.message
+    for method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
+        assert method in finding.message
 
 
 def test_a_slow_start_is_not_judged(server_runs: Any) -> None:

@@ -160,6 +160,23 @@ def test_a_failed_must_exits_1_and_shows_what_was_sent_and_what_came_back(tmp_pa
     assert sum(int(s.get("failures", "0")) for s in suites.iter("testsuite")) == 1
 
 
+def test_the_json_report_holds_every_message_whole_unless_told_to_cut(tmp_path: Path) -> None:
+    """Issue 34: --json cut each message at about 4,000 characters, so a tools/list could not be
+    audited again from the report. Now it is whole; --max-message-bytes N cuts at N bytes."""
+    def tools_list(report: dict[str, Any]) -> str:
+        return next(m["data"] for c in report["cases"] for m in c["messages"] if m["dir"] == "got" and '"word0000' in m["data"])
+
+    args = ["server", "--stdio", f"{BROKEN_SERVER} --long-description", "--only", "tools.tools-list-is-well-formed"]
+    code, report, out = check_json(tmp_path, *args)
+    whole = tools_list(report)
+    assert code == 0 and len(whole) > 6000, out
+    assert json.loads(whole)["result"]["tools"][0]["description"].endswith("word0666")
+    _, cut, _ = check_json(tmp_path, *args, "--max-message-bytes", "1000")
+    shortened = tools_list(cut)
+    assert len(shortened.split("... (")[0].encode()) == 1000 and f"{len(whole.encode())} bytes in all" in shortened
+    assert check(*args, "--max-message-bytes", "0").returncode == 2  # argparse: not a number of bytes
+
+
 def test_a_missed_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
     args = ["server", "--stdio", f"{BROKEN_SERVER} --break unknown-tool-iserror", "--only", "TOOL-18", "--timeout", "2"]
     code, report, out = check_json(tmp_path, *args)

@@ -42,12 +42,15 @@ REASONS = {
         "which the 2024-11-05 schema cannot carry (MSG-01 against MSG-03): a warning, not a failure. Over SSE the POST "
         "is refused with HTTP 400, which the kit accepts",
     "messages.answers-invalid-envelopes-with-32600":
-        "peer: over stdio valid JSON that is not JSON-RPC is dropped without an answer; JSON-RPC wants -32600 (MSG-01). "
-        "Over SSE: HTTP 400",
+        "peer: over stdio valid JSON that is not JSON-RPC is dropped without an answer. Where the message has an id of "
+        "its own (\"jsonrpc\" \"1.0\", \"2.1\", 2.0 or missing, a numeric method, params an array or a string, no "
+        "method and no result), the -32600 error with that id is valid 2024-11-05 and JSON-RPC asks for it (MSG-01): a "
+        "failure. Where it has none (42, \"ping\", null, a batch), the only answer has id null, which the schema "
+        "cannot carry: warnings. Over SSE: HTTP 400",
     "messages.refuses-ids-that-are-not-strings-or-integers":
         "peer: a ping whose id is not a string or an integer (true, false, an object, 1.5, null) is dropped without an "
-        "answer; JSON-RPC answers it (MSG-01): -32600 for an id it does not allow, and a request with a number or null "
-        "for id is still a request. Over SSE the POST is accepted (202), then nothing comes",
+        "answer. JSON-RPC answers it (MSG-01), but only with id null (or that id), which the 2024-11-05 schema cannot "
+        "carry (MSG-02, MSG-03): a warning, not a failure. Over SSE the POST is accepted (202), then nothing comes",
     "tools.unknown-tool-is-a-protocol-error":
         "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
     "resources.unknown-resource-is-32002":
@@ -60,10 +63,9 @@ REASONS = {
     "completion.completion-of-an-unknown-prompt-is-refused":
         "peer: the SDK hands any ref to the completion handler unchecked, and this peer's handler does not check "
         "it either (CMP-04)",
-    "pagination.invalid-tools-cursor-is-32602": "peer: MCPServer does not page; an unknown cursor is ignored (PAG-09)",
-    "pagination.invalid-resources-cursor-is-32602": "peer: as above, for resources/list (PAG-09)",
-    "pagination.invalid-templates-cursor-is-32602": "peer: as above, for resources/templates/list (PAG-09)",
-    "pagination.invalid-prompts-cursor-is-32602": "peer: as above, for prompts/list (PAG-09)",
+    "pagination.invalid-cursor-is-32602":
+        "peer: MCPServer does not page; an unknown cursor is ignored on every list (one finding naming the four "
+        "lists: PAG-09)",
     "lifecycle.only-pings-before-the-initialize-result":
         "peer: in its default mode the client first sends server/discover (a probe of the 2026-07-28 revision) "
         "before initialize, and falls back when it is refused: one warning (LC-09); mode=\"legacy\" starts with "

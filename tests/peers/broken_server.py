@@ -3,6 +3,8 @@
 Without flags it follows every rule the server checker tests: ``mcp-ref check server --stdio
 "python broken_server.py"`` must pass. Each ``--break NAME`` breaks exactly one rule, so a test
 can show the checker fails it on the right requirement ID (see BREAKS for the list).
+``--long-description`` (no rule broken) gives its first tool a description of about 6,000 characters,
+so that a tools/list result is longer than any report would show.
 
 It offers two tools (``echo`` and ``count``, which reports progress), a text and a binary
 resource, a template, a prompt with a required argument and one embedding a resource, logging,
@@ -31,6 +33,7 @@ BREAKS = {
     "unknown-method-32602": "answer unknown methods with -32602",
     "silent-parse-error": "say nothing to a line that is not JSON",
     "silent-invalid-request": "say nothing to an invalid envelope",
+    "silent-without-an-id": "say nothing to invalid input whose answer would need id null (answer the rest)",
     "answers-notifications": "answer an unknown notification",
     "answers-every-notification": "answer every notification, initialized included, with -32601 and id null",
     "int-ids": "answer numeric string ids with integers",
@@ -60,6 +63,7 @@ BREAKS = {
     "log-flood": "send 300 log messages at once after logging/setLevel",
     "sampling-then-fail-subscribe": "ask a client without sampling to sample on subscribe, then fail the subscribe",
     "ignore-cancel": "keep running a cancelled slow tool: progress and an answer follow the cancellation",
+    "answer-cancelled": "answer a cancelled slow tool at once with -32800 (Request cancelled)",
     "stuck-tool": "list a tool first that never answers",
     "slow-start": "start slowly (10 s) every time but the first (with --state PATH)",
 }
@@ -102,6 +106,7 @@ class BrokenServer:
         self.pending_subscribe: Any = None
         self.phase = "new"  # new -> initializing -> operating
         self.seen_ids: set[str] = set()
+        self.running: set[str] = set()  # the slow tool calls under way (repr of their ids)
 
     def write(self, msg: dict[str, Any], *, pretty: bool = False) -> None:
         text = json.dumps(msg, indent=2 if pretty else None, separators=None if pretty else (",", ":"))
@@ -128,9 +133,10 @@ class BrokenServer:
                 self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
             return
         if self.invalid(msg):
-            if "silent-invalid-request" not in self.breaks:
-                rid = msg.get("id") if isinstance(msg, dict) and valid_id(msg.get("id")) else None
-                self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "Invalid Request"}})
+            rid = msg.get("id") if isinstance(msg, dict) and valid_id(msg.get("id")) else None
+            if "silent-invalid-request" in self.breaks or (rid is None and "silent-without-an-id" in self.breaks):
+                return  # the official SDKs drop what fails their schema; an answer here would need id null
+            self.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "Invalid Request"}})
             return
         if "method" not in msg:
             if msg.get("id") == "server-sampling" and self.pending_subscribe is not None:
@@ -208,6 +214,8 @@ class BrokenServer:
         elif method == "notifications/cancelled":
             target = params.get("requestId") if isinstance(params, dict) else None
             self.cancelled.add(repr(target))
+            if "answer-cancelled" in self.breaks and repr(target) in self.running:  # what the SDKs' servers do
+                self.write({"jsonrpc": "2.0", "id": target, "error": {"code": -32800, "message": "Request cancelled"}})
             if "crash-on-unknown-cancel" in self.breaks and isinstance(target, (str, int)) and repr(target) not in self.seen_ids:
                 sys.exit(3)
         elif "answers-notifications" in self.breaks:
@@ -294,13 +302,16 @@ class BrokenServer:
 
     def slow(self, rid: Any, token: Any) -> None:
         """The slow tool: four steps of 0.3 s, each with progress; a cancellation stops it."""
+        self.running.add(repr(rid))
         for step in range(1, 5):
             time.sleep(0.3)
             if repr(rid) in self.cancelled and "ignore-cancel" not in self.breaks:
+                self.running.discard(repr(rid))
                 return
             if token is not None:
                 self.write({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": {"progressToken": token, "progress": step, "total": 4}})
+        self.running.discard(repr(rid))
         self.write({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "done"}]}})
 
     # --- resources -----------------------------------------------------------------------------
@@ -392,6 +403,8 @@ def main() -> int:
     if "stdout-banner" in breaks:
         print("broken-server 1.0 starting", flush=True)
     server = BrokenServer(breaks)
+    if "--long-description" in sys.argv:
+        TOOLS[0]["description"] = " ".join(f"word{i:04}" for i in range(667))  # 6,002 characters
     for line in sys.stdin.buffer:
         if line.strip():
             server.on_line(line)
