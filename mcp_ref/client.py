@@ -43,6 +43,8 @@ from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
+from .revisions import elicitation
+from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
 
@@ -52,8 +54,8 @@ NotificationCallback = Callable[[str, dict[str, Any]], None]
 
 # The constructor's options, which Client.stdio, .sse and .http list again so that help() and
 # editors show them, and pass on with _options(locals()).
-OPTIONS = ("client_info", "sampling_handler", "roots", "on_log_message", "on_resource_updated", "on_list_changed",
-           "on_notification", "ping_interval", "trace")
+OPTIONS = ("client_info", "sampling_handler", "elicitation_handler", "roots", "on_log_message", "on_resource_updated",
+           "on_list_changed", "on_notification", "ping_interval", "protocol_versions", "trace")
 
 
 def _options(given: dict[str, Any]) -> dict[str, Any]:
@@ -80,19 +82,27 @@ class Client:
         on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
         roots: roots_.Roots | None = None,
         ping_interval: float | None = None,
+        protocol_versions: Sequence[str] | None = None,
         trace: TraceCallback | bool | None = None,
     ):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
+        # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13)
+        self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
+                                  else lifecycle.checked_versions(protocol_versions))
         self.sampling_handler = sampling_handler
+        self.elicitation_handler = elicitation_handler
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
             "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
+            # client/elicitation, a page of 2025-06-18 (revisions/elicitation.py)
+            "elicitation/create": lambda ctx: elicitation.answer(self.elicitation_handler, ctx),
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
@@ -134,12 +144,14 @@ class Client:
         timeout: float = DEFAULT_TIMEOUT,
         client_info: dict[str, Any] | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
         roots: roots_.Roots | None = None,
         on_log_message: Callable[[dict[str, Any]], None] | None = None,
         on_resource_updated: Callable[[str], None] | None = None,
         on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
         ping_interval: float | None = None,
+        protocol_versions: Sequence[str] | None = None,
         trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Spawn ``command`` as the server, initialize, and return the connected client.
@@ -164,12 +176,14 @@ class Client:
         timeout: float = DEFAULT_TIMEOUT,
         client_info: dict[str, Any] | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
         roots: roots_.Roots | None = None,
         on_log_message: Callable[[dict[str, Any]], None] | None = None,
         on_resource_updated: Callable[[str], None] | None = None,
         on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
         ping_interval: float | None = None,
+        protocol_versions: Sequence[str] | None = None,
         trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Open the event stream at ``url`` (HTTP with SSE), initialize, return the connected client.
@@ -194,12 +208,14 @@ class Client:
         fallback: bool = True,
         client_info: dict[str, Any] | None = None,
         sampling_handler: sampling.SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
         roots: roots_.Roots | None = None,
         on_log_message: Callable[[dict[str, Any]], None] | None = None,
         on_resource_updated: Callable[[str], None] | None = None,
         on_list_changed: Callable[[str], None] | None = None,
         on_notification: NotificationCallback | None = None,
         ping_interval: float | None = None,
+        protocol_versions: Sequence[str] | None = None,
         trace: TraceCallback | bool | None = None,
     ) -> Client:
         """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
@@ -252,9 +268,10 @@ class Client:
         try:
             self._session.lifecycle.capabilities = self.capabilities()  # what we declare, kept for later checks
             result = self._session.request(  # LC-22: bounded by the timeout like every request
-                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities)
+                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities,
+                                                          self.protocol_versions)
             )
-            lifecycle.accept_initialize_result(self._session.lifecycle, result)  # LC-13
+            lifecycle.accept_initialize_result(self._session.lifecycle, result, self.protocol_versions)  # LC-13
             self._session.notify("notifications/initialized")  # LC-08
             if self.ping_interval:  # PING-05: off unless asked for (PING-08)
                 ping.keep_alive(self._session, self.ping_interval)
@@ -274,6 +291,8 @@ class Client:
             capabilities["roots"] = {}
         if self.sampling_handler is not None:
             capabilities["sampling"] = {}  # SAMP-05, AR-05
+        if self.elicitation_handler is not None and lifecycle.since(self.protocol_versions[0], "2025-06-18"):
+            capabilities["elicitation"] = elicitation.capability(self.protocol_versions[0])  # a page of 2025-06-18
         return capabilities
 
     def set_roots(self, roots: roots_.Roots) -> None:
@@ -427,12 +446,20 @@ class Client:
         self._require("prompts", method="prompts/get")
         return self.request("prompts/get", prompts.get_prompt_params(name, arguments), timeout=timeout)
 
-    def complete(self, ref: dict[str, Any], argument: dict[str, Any], *,
+    def complete(self, ref: dict[str, Any], argument: dict[str, Any], *, context: dict[str, str] | None = None,
                  timeout: float | None = None) -> dict[str, Any]:
         """Ask for completions: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
         ``{"type": "ref/resource", "uri"}``, ``argument`` is ``{"name", "value"}``. Returns
-        ``{"completion": {"values", "total"?, "hasMore"?}}``. (No capability gates this in 2024-11-05.)"""
-        return self.request("completion/complete", {"ref": ref, "argument": argument}, timeout=timeout)
+        ``{"completion": {"values", "total"?, "hasMore"?}}``. No capability gates this in 2024-11-05;
+        from 2025-03-26 on the server must declare ``completions``. ``context`` (the values of the
+        arguments already chosen, ``{"language": "python"}``) goes to servers of 2025-06-18 and later,
+        and is left out for older ones."""
+        params: dict[str, Any] = {"ref": ref, "argument": argument}
+        if lifecycle.since(self.protocol_version, "2025-03-26"):  # revisions/v2025_03_26.py, item 3
+            self._require("completions", method="completion/complete")
+        if context is not None and lifecycle.since(self.protocol_version, "2025-06-18"):
+            params["context"] = {"arguments": dict(context)}  # revisions/v2025_06_18.py: completion context
+        return self.request("completion/complete", params, timeout=timeout)
 
     def set_logging_level(self, level: str, *, timeout: float | None = None) -> None:
         """Ask for log messages at ``level`` and above (see ``on_log_message``)."""

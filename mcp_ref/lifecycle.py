@@ -8,10 +8,11 @@ In short:
 1. Initialization comes first (LC-01..03). The client sends ``initialize`` with the protocol
    version it wants (its latest, LC-11), its capabilities and its name/version (LC-04..06).
 2. The server answers with the version to use: the client's if it supports it, otherwise one of
-   its own, preferably its latest (LC-12). This module supports exactly one revision,
-   ``2024-11-05``, so a server built on it answers ``2024-11-05`` to every proposal, newer
-   ones included. It also sends its capabilities, its name/version and optional
-   ``instructions`` (LC-07).
+   its own, preferably its latest (LC-12). It also sends its capabilities, its name/version and
+   optional ``instructions`` (LC-07). This page is revision 2024-11-05; mcp_ref also speaks the
+   three later revisions that keep this handshake (2025-03-26, 2025-06-18, 2025-11-25), each a
+   delta described in mcp_ref/revisions/. Which ones a side offers is the one thing this page
+   takes from outside: each function below is given the tuple ``supported``, newest first.
 3. A client that cannot use the version in the answer disconnects (LC-13, LC-26).
 4. The client then sends ``notifications/initialized`` (LC-08) and normal operation begins.
    Until the server has answered ``initialize`` the client sends nothing but pings (LC-09);
@@ -39,8 +40,32 @@ from .messages import InvalidParams, InvalidRequest, McpError, MethodNotFound, p
 
 log = logging.getLogger("mcp_ref.lifecycle")
 
-PROTOCOL_VERSION = "2024-11-05"
-SUPPORTED_PROTOCOL_VERSIONS = (PROTOCOL_VERSION,)  # newest first; LC-25: older ones would follow
+PROTOCOL_VERSION = "2024-11-05"  # the revision of this page: mcp_ref's base
+# The revisions mcp_ref speaks, in the order they were published, which is the only order there
+# is between them (VER-02: a version string is compared for equality, never read as a date).
+# Each later one is a delta on this base, described in mcp_ref/revisions/.
+REVISIONS = (PROTOCOL_VERSION, "2025-03-26", "2025-06-18", "2025-11-25")
+SUPPORTED_PROTOCOL_VERSIONS = tuple(reversed(REVISIONS))  # newest first; LC-25: a side may speak several
+LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+
+
+def since(version: str | None, revision: str) -> bool:
+    """Whether a session that agreed on ``version`` speaks what ``revision`` brought: the hook
+    through which the pages of this base add a later revision's fields (VER-02: by the list's
+    order, not by the dates). An unknown or missing version speaks only the base."""
+    return version in REVISIONS and REVISIONS.index(version) >= REVISIONS.index(revision)
+
+
+def checked_versions(versions: Any) -> tuple[str, ...]:
+    """The ``protocol_versions=`` a Client or Server was given, newest first; a ValueError that
+    lists what mcp_ref speaks for anything else (an empty list, an unknown or misspelled version)."""
+    if isinstance(versions, str):
+        versions = [versions]
+    unknown = [v for v in versions if v not in REVISIONS]
+    if unknown or not versions:
+        raise ValueError(f"protocol_versions={list(versions)!r}: mcp_ref speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}; "
+                         "give a non-empty list of those")
+    return tuple(v for v in SUPPORTED_PROTOCOL_VERSIONS if v in versions)
 
 
 class Phase(enum.Enum):
@@ -90,21 +115,22 @@ class LifecycleState:
 # --- the server's side -------------------------------------------------------------------------
 
 
-def negotiate_version(requested: str) -> str:
+def negotiate_version(requested: str, supported: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> str:
     """LC-12: echo a supported version; otherwise answer with our latest one."""
     # LC-12: the proposal if we support it, else our newest. VER-02: versions are compared for
     # equality only; their dates are never read as an order.
-    return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]
+    return requested if requested in supported else supported[0]
 
 
-def accept_initialize(state: LifecycleState, params: dict[str, Any]) -> str:
+def accept_initialize(state: LifecycleState, params: dict[str, Any],
+                      supported: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> str:
     """Check an ``initialize`` request, record what the client said, return the version to use."""
     requested = param(params, "protocolVersion", "string")  # LC-04, LC-11: e.g. "2024-11-05"
     capabilities = param(params, "capabilities", "object")  # LC-05: possibly empty
     client_info = param(params, "clientInfo", "object")  # LC-06
     param(client_info, "name", "string", path="clientInfo.")
     param(client_info, "version", "string", required=False, path="clientInfo.")  # lenient: old clients omit it
-    state.protocol_version = negotiate_version(requested)  # VER-01, LC-14: one version per session
+    state.protocol_version = negotiate_version(requested, supported)  # VER-01, LC-14: one version per session
     state.peer_capabilities = capabilities  # LC-02: what the client can do, for this session
     state.peer_info = client_info  # LC-03: who the client is
     state.phase = Phase.AWAITING_INITIALIZED
@@ -148,23 +174,25 @@ def require_peer(session: Any, capability: str, method: str) -> None:
 # --- the client's side -------------------------------------------------------------------------
 
 
-def initialize_params(client_info: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+def initialize_params(client_info: dict[str, Any], capabilities: dict[str, Any],
+                      supported: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> dict[str, Any]:
     """LC-04..06, LC-11: what the client proposes (our latest version)."""
     return {
-        "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],  # LC-04, LC-11
+        "protocolVersion": supported[0],  # LC-04, LC-11
         "capabilities": capabilities,  # LC-02, LC-05
         "clientInfo": client_info,  # LC-03, LC-06
     }
 
 
-def accept_initialize_result(state: LifecycleState, result: dict[str, Any]) -> None:
+def accept_initialize_result(state: LifecycleState, result: dict[str, Any],
+                             supported: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> None:
     """Check the server's answer; raise UnsupportedProtocolVersion if we cannot use it."""
     version = result.get("protocolVersion")
-    if version not in SUPPORTED_PROTOCOL_VERSIONS:  # LC-13, LC-26: the caller disconnects
+    if version not in supported:  # LC-13, LC-26: the caller disconnects
         raise UnsupportedProtocolVersion(
             f"server chose protocol version {version!r}, but this client supports only "
-            f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}; disconnected",
-            {"supported": list(SUPPORTED_PROTOCOL_VERSIONS), "requested": version},
+            f"{', '.join(supported)}; disconnected",
+            {"supported": list(supported), "requested": version},
         )
     capabilities = result.get("capabilities")
     server_info = result.get("serverInfo")

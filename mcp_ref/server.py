@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import lifecycle, logs, ping, sampling, stdio
@@ -66,7 +66,12 @@ REQUIRED_CAPABILITY: dict[str, tuple[str, str | None]] = {
     "prompts/list": ("prompts", None),  # PRM-01, PRM-12
     "prompts/get": ("prompts", None),
     "logging/setLevel": ("logging", None),  # LOG-01
-    # completion/complete: 2024-11-05 defines no capability; see completion.py
+    # completion/complete: 2024-11-05 defines no capability (see completion.py); from 2025-03-26
+    # on, the session's revision gates it by one (LATER_CAPABILITY below)
+}
+# Requests a later revision put behind a capability: method -> (capability, the revision).
+LATER_CAPABILITY: dict[str, tuple[str, str]] = {
+    "completion/complete": ("completions", "2025-03-26"),  # revisions/v2025_03_26.py, item 3
 }
 
 
@@ -98,6 +103,11 @@ class RequestContext(engine.RequestContext):
         """The client's roots, or ``McpError`` if it declared none."""
         return roots_.list_roots(self.session, timeout=timeout)
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The revision this session agreed on in ``initialize`` (``"2025-11-25"``, say)."""
+        return self.session.lifecycle.protocol_version
+
 
 class Server:
     """An MCP server. ``Server("name", version="1.0", instructions="...")``.
@@ -110,13 +120,18 @@ class Server:
     ``max_running`` is how many of one session's requests run at once (machinery/threads/pool.py;
     more wait their turn, and beyond the queue a request is answered -32603 "Server busy").
     ``max_workers=`` is its old name, still taken with a DeprecationWarning.
+    ``protocol_versions`` are the revisions it will agree to (default: every one mcp_ref speaks,
+    2024-11-05 to 2025-11-25); each client gets the newest both speak (lifecycle.py, LC-12).
     """
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  rate_limits: dict[str, tuple[float, int]] | None = None,
-                 max_running: int = DEFAULT_MAX_RUNNING, max_workers: int | None = None):
+                 max_running: int = DEFAULT_MAX_RUNNING, max_workers: int | None = None,
+                 protocol_versions: Sequence[str] | None = None):
         self.name = name
+        self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
+                                  else lifecycle.checked_versions(protocol_versions))
         self.version = version
         self.instructions = instructions
         self.page_size = page_size
@@ -259,8 +274,9 @@ class Server:
 
     # --- capabilities and lifecycle -----------------------------------------------------------
 
-    def capabilities(self) -> dict[str, Any]:
-        """The ``capabilities`` object of the initialize result, from what is registered (AR-02)."""
+    def capabilities(self, version: str | None = None) -> dict[str, Any]:
+        """The ``capabilities`` object of the initialize result, from what is registered (AR-02),
+        for a session of revision ``version`` (None: the base, 2024-11-05)."""
         # AR-02, BASE-02, LC-02: every feature registered is declared, and only those
         capabilities: dict[str, Any] = {}
         if self.logging:
@@ -271,12 +287,14 @@ class Server:
             capabilities["resources"] = {"subscribe": True, "listChanged": True}  # RES-01
         if self.tools:
             capabilities["tools"] = {"listChanged": True}  # TOOL-05
+        if lifecycle.since(version, "2025-03-26") and (self.prompts or self.resources):
+            capabilities["completions"] = {}  # revisions/v2025_03_26.py, item 3: what can be completed
         return capabilities
 
     def _initialize(self, ctx: RequestContext) -> dict[str, Any]:
         state = ctx.session.lifecycle
-        version = lifecycle.accept_initialize(state, ctx.params)
-        state.capabilities = self.capabilities()  # LC-15: fixed for the session from here on
+        version = lifecycle.accept_initialize(state, ctx.params, self.protocol_versions)
+        state.capabilities = self.capabilities(version)  # LC-15: fixed for the session from here on
         return lifecycle.initialize_result(  # LC-07
             version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions  # LC-03
         )
@@ -290,6 +308,9 @@ class Server:
             raise MethodNotFound(f"Method not found: {ctx.method}")
         ctx.session.lifecycle.gate(ctx.method)  # LC-01: nothing but initialize and ping comes first
         required = REQUIRED_CAPABILITY.get(ctx.method)
+        if required is None and ctx.method in LATER_CAPABILITY:  # a later revision's gate, if this session speaks it
+            needed, revision = LATER_CAPABILITY[ctx.method]
+            required = (needed, None) if lifecycle.since(ctx.session.lifecycle.protocol_version, revision) else None
         if required is not None:  # AR-01, LC-15, LC-21: serve only what this client was told we support
             capability = ctx.session.lifecycle.capabilities.get(required[0])
             if capability is None or (required[1] is not None and not capability.get(required[1])):

@@ -55,7 +55,8 @@ def add(a: int, b: int) -> str:
 to_server, from_client = os.pipe()
 to_client, from_server = os.pipe()
 server.open_session(StdioTransport(open(to_server, "rb", buffering=0), open(from_server, "wb", buffering=0))).start()
-client = Client(StdioTransport(open(to_client, "rb", buffering=0), open(from_client, "wb", buffering=0))).connect()
+client = Client(StdioTransport(open(to_client, "rb", buffering=0), open(from_client, "wb", buffering=0)),
+                protocol_versions=["2024-11-05"]).connect()  # the walk of a 2024-11-05 call
 client.call_tool("add", {"a": 1, "b": 2})  # warm: registration-time work and first-use imports are done
 time.sleep(0.2)
 recording = True

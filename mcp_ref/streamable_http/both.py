@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.wrappers import Request
 
 from ..sse import SessionOpener, SseApp, WsgiAnswer
-from .server_app import StreamableHttpApp
+from .server_app import SPOKEN_VERSIONS, StreamableHttpApp
 
 if TYPE_CHECKING:
     from ..session import TraceCallback
@@ -39,7 +39,7 @@ class HttpApp(SseApp):
                 allowed_hosts=self.allowed_hosts, allowed_origins=self.allowed_origins,
                 max_body_bytes=self.max_body_bytes, max_queued=self.max_queued,
                 max_queued_bytes=self.max_queued_bytes, keepalive=self.keepalive, relay=self.relay,
-                **(streamable_options or {}))
+                protocol_versions=getattr(server, "protocol_versions", SPOKEN_VERSIONS), **(streamable_options or {}))
 
     def dispatch(self, request: Request) -> WsgiAnswer:
         if self.streamable is not None and request.path == self.streamable.path:  # SHTTP-42: the new endpoint

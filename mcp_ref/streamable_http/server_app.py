@@ -102,7 +102,9 @@ SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 # The revisions whose messages this server speaks: an MCP-Protocol-Version header naming another
 # is refused (the header is a later revision's, 2025-06-18; clients of 2024-11-05 may send it).
-SPOKEN_VERSIONS = ("2024-11-05",)
+# The default is every revision mcp_ref speaks (lifecycle.SUPPORTED_PROTOCOL_VERSIONS, written out
+# here because a transport imports no page); HttpApp passes its server's ``protocol_versions``.
+SPOKEN_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
 # --- limits (each a keyword of StreamableHttpApp; the README's "Limits" lists them) ---------------
 
@@ -145,8 +147,10 @@ class StreamableHttpApp:
                  max_sessions: int = DEFAULT_MAX_SESSIONS, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
                  max_queued: int = DEFAULT_MAX_QUEUED, max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES,
                  keepalive: float = KEEPALIVE_SECONDS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-                 quick_answer: float = QUICK_ANSWER_SECONDS, relay: Relay | str | None = None):
+                 quick_answer: float = QUICK_ANSWER_SECONDS, relay: Relay | str | None = None,
+                 protocol_versions: Iterable[str] = SPOKEN_VERSIONS):
         self.open_session = open_session
+        self.protocol_versions = tuple(protocol_versions)
         self.path = path
         self.allowed_hosts = frozenset(allowed_hosts)
         self.allowed_origins = frozenset(allowed_origins) if allowed_origins is not None else None
@@ -197,9 +201,9 @@ class StreamableHttpApp:
 
     def _version_refused(self, request: Request) -> Response | None:
         version = request.headers.get(VERSION_HEADER)
-        if version is not None and version not in SPOKEN_VERSIONS:
+        if version is not None and version not in self.protocol_versions:
             return _error(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks "
-                               f"{', '.join(SPOKEN_VERSIONS)}")
+                               f"{', '.join(self.protocol_versions)}")
         return None
 
     # --- POST: one message from the client -------------------------------------------------------

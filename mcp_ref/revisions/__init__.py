@@ -1,0 +1,28 @@
+"""The later revisions with a handshake: 2025-03-26, 2025-06-18 and 2025-11-25, each a delta on 2024-11-05.
+
+Not a spec page of its own: the room of the revisions that came after mcp_ref's base. The top of
+mcp_ref/ is revision 2024-11-05, one module per page. Three later revisions keep its handshake
+(``initialize``, then ``notifications/initialized``) and change the rest piece by piece; a client
+and a server agree on one of them in ``initialize`` (lifecycle.py: each side offers the newest it
+speaks, and the server answers with the newest both speak). From then on the session behaves as
+that revision says, and only as it says: a field a revision added is not sent to a peer that
+agreed on an older one.
+
+Read them in order; each module lists what its revision adds, changes and removes, every item
+with its spec link and the place in the code that does it:
+
+1. ``v2025_03_26.py``: JSON-RPC batches, tool annotations, audio content, the ``completions``
+   capability, a ``message`` on progress; and the Streamable HTTP transport (its own room,
+   mcp_ref/streamable_http/).
+2. ``v2025_06_18.py``: batches gone again, structured tool output, resource links, ``title``,
+   elicitation (its page: ``elicitation.py``), the ``MCP-Protocol-Version`` header, completion
+   context.
+3. ``v2025_11_25.py``: icons, JSON Schema 2020-12 as the default dialect, URL elicitation, tools
+   in sampling, tool-name guidance, input errors as tool errors.
+
+How a revision hooks in: the revisions mcp_ref speaks are listed, in the order they were
+published, in lifecycle.py (``REVISIONS``), and a base page asks ``lifecycle.since(version,
+"2025-06-18")`` where a later revision changed what it sends or accepts. The requirement IDs
+cited here are those of the revisions' indexes (mcp_ref_check/requirements_2025_*.py; ``mcp-ref
+spec ID`` prints one).
+"""

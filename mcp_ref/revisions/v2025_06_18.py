@@ -1,0 +1,28 @@
+"""Revision 2025-06-18: what it adds to 2025-03-26, changes and removes, and where mcp_ref does it.
+
+Not a spec page: the delta of one revision, read beside its changelog.
+https://modelcontextprotocol.io/specification/2025-06-18/changelog
+
+Adds
+1. Elicitation, a page of its own (``elicitation.py``): a server asks the user, through the client,
+   for structured input. https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation
+2. Structured tool output: a tool may declare an ``outputSchema`` and return ``structuredContent``
+   that conforms to it, with the same JSON as text beside it.
+   https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content
+3. Resource links (``{"type": "resource_link", "uri", "name", ...}``) in tool results.
+4. ``title``, a name for people, on tools, resources, templates, prompts and their arguments, and
+   on ``serverInfo``/``clientInfo``.
+5. The ``MCP-Protocol-Version`` header on every HTTP request after ``initialize``
+   (streamable_http/client_transport.py sends it, streamable_http/server_app.py checks it: 400 for
+   a version the server does not speak).
+   https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#protocol-version-header
+6. Completion context: ``completion/complete`` may carry the arguments already chosen
+   (``Client.complete(context=...)``; the server hands them to a completer that asks for them).
+
+Removes
+7. JSON-RPC batches (2025-03-26, item 2): from this revision on an array is invalid again.
+"""
+
+from __future__ import annotations
+
+REVISION = "2025-06-18"

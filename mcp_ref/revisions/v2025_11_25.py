@@ -1,0 +1,24 @@
+"""Revision 2025-11-25: what it adds to 2025-06-18, changes and removes, and where mcp_ref does it.
+
+Not a spec page: the delta of one revision, read beside its changelog.
+https://modelcontextprotocol.io/specification/2025-11-25/changelog
+
+Adds
+1. Icons on the server's identity, tools, resources, templates and prompts; a ``description``
+   and ``websiteUrl`` on ``serverInfo``.
+2. URL-mode elicitation (``mode: "url"``), with ``notifications/elicitation/complete``.
+3. Tools in sampling: ``tools`` and ``toolChoice`` in ``sampling/createMessage``.
+4. Defaults and titled enums in elicitation schemas.
+
+Changes
+5. JSON Schema 2020-12 is the dialect of a schema that names none (``inputSchema``,
+   ``outputSchema``).
+6. Arguments that fail a tool's ``inputSchema`` are a tool error (a result with ``isError``) the
+   model can read and correct, no longer a protocol error.
+7. Tool names: 1 to 128 characters of ``A-Z a-z 0-9 _ - .``.
+8. An ``Origin`` the server refuses gets HTTP 403.
+"""
+
+from __future__ import annotations
+
+REVISION = "2025-11-25"
