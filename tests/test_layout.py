@@ -54,11 +54,12 @@ FACES = {"client", "server"}
 OTHERS = {"content", "session", "demo_server"}  # shared content shapes, the engine, the demo server
 ROOMS = ("machinery", "functions", "scaleout", "cli")  # not a spec section, any of them
 LATER = "streamable_http"  # the transport of 2025-03-26, in a room of its own
+REVISIONS = "revisions"  # the later revisions with a handshake, each a delta module, and their new pages
 LIBRARY_LINES = 13_000
 
 # The test folder of each room, and of the top of mcp_ref/ (pages; the faces and the engine).
 TEST_ROOMS = {"machinery": "machinery", "functions": "functions", "scaleout": "scaleout", "cli": "cli",
-              "streamable_http": "streamable_http"}
+              "streamable_http": "streamable_http", "revisions": "revisions"}
 ENGINE_TESTS = FACES | {"session"}
 # Modules without a test file of their own, and the test file that exercises them.
 TESTED_ELSEWHERE = {
@@ -120,6 +121,25 @@ def test_the_later_transport_is_a_room_of_its_own_that_names_its_revision() -> N
         assert "2025-03-26" in text, f"{path.relative_to(ROOT)}: its docstring should name the revision it belongs to"
         if SPEC_PAGE.search(text):
             assert "https://modelcontextprotocol.io/specification/2025-03-26/basic/transports" in text
+
+
+def test_each_later_revision_is_a_module_that_names_its_revision_and_its_new_pages_sit_beside_it() -> None:
+    """The revisions room: one delta module per revision with a handshake after 2024-11-05, whose
+    docstring links its changelog; any other module is a page a revision brought, naming its
+    spec page and that revision's URL; the room's __init__ lists them in reading order."""
+    room = PACKAGE / REVISIONS
+    deltas = {p.stem for p in room.glob("v*.py")}
+    assert deltas == {"v2025_03_26", "v2025_06_18", "v2025_11_25"}
+    for stem in sorted(deltas):
+        revision = stem[1:].replace("_", "-")
+        text = docstring(room / f"{stem}.py")
+        assert f"https://modelcontextprotocol.io/specification/{revision}/changelog" in text, stem
+        assert f"{stem}.py" in docstring(room / "__init__.py"), f"revisions/__init__.py should list {stem}.py"
+    for path in sorted(p for p in room.glob("*.py") if p.stem not in deltas and p.name != "__init__.py"):
+        text = docstring(path)
+        pages = SPEC_PAGE.findall(text)
+        assert pages, f"{path.relative_to(ROOT)}: a module of the revisions room is a delta or a page"
+        assert re.search(rf"https://modelcontextprotocol.io/specification/20\d\d-\d\d-\d\d/{pages[0]}", text), path
 
 
 def test_the_library_stays_under_its_line_budget() -> None:

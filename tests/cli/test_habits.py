@@ -280,9 +280,9 @@ def test_inspect_shows_the_demo_server_on_one_screen() -> None:
     proc = run_cli("inspect", "--stdio", SERVE, env={**os.environ, "COLUMNS": "100"})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "mcp-ref-demo 0.1.0  (MCP 2024-11-05)"
+    assert lines[0] == "mcp-ref-demo 0.1.0  (MCP 2025-11-25)"
     assert "A demonstration server for mcp_ref" in lines[1]  # the instructions
-    assert ("capabilities: logging, prompts (listChanged), resources (subscribe, listChanged), tools (listChanged)"
+    assert ("capabilities: completions, logging, prompts (listChanged), resources (subscribe, listChanged), tools (listChanged)"
             in " ".join(line.strip() for line in lines))
     add = next(line for line in lines if line.lstrip().startswith("add("))
     assert add.split()[:3] == ["add(a:", "integer,", "b:"] and add.endswith("Add two integers.")

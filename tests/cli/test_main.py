@@ -49,7 +49,7 @@ def test_request_with_params_and_trace() -> None:
     assert json.loads(proc.stdout)["params"] == {"x": [1, "é"]}
     lines = proc.stderr.splitlines()
     assert lines[0].startswith("client -> server") and '"method":"initialize"' in lines[0]
-    assert any(line.startswith("client <- server") and '"protocolVersion":"2024-11-05"' in line for line in lines)
+    assert any(line.startswith("client <- server") and '"protocolVersion":"2025-11-25"' in line for line in lines)
 
 
 def test_request_json_rpc_error_prints_the_error_and_exits_1() -> None:
@@ -92,7 +92,7 @@ def test_serve_done_when_checks() -> None:
     assert time.monotonic() - start < 3  # at once: a client that waits for it would otherwise stall 10 s
     init = call(b'{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
                 b'"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}')
-    assert init["result"]["protocolVersion"] == "2024-11-05"
+    assert init["result"]["protocolVersion"] == "2025-11-25"
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     assert call(b'{"jsonrpc":"2.0","id":3,"method":"oops", bad json')["error"]["code"] == -32700
     assert call(b'{"jsonrpc":"2.0","id":4,"method":"unknown/method"}')["error"]["code"] == -32601

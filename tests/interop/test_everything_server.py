@@ -50,7 +50,7 @@ def test_our_client_uses_the_everything_server_over_streamable_http(everything: 
     with Client.http(everything, timeout=30, fallback=False, sampling_handler=model, on_log_message=logs.append,
                      roots=[{"uri": "file:///ours", "name": "ours"}], on_notification=lambda m, p: None,
                      trace=lambda direction, data: tap(direction, data) if direction == "->" else None) as client:
-        assert client.protocol_version == "2024-11-05"  # it accepts our revision
+        assert client.protocol_version == "2025-11-25"  # its newest, and ours
         assert client.server_info is not None and "everything" in client.server_info["name"]
         names = [tool["name"] for tool in client.list_tools()]
         assert {"echo", "get-sum", "trigger-long-running-operation", "trigger-sampling-request", "get-roots-list"} <= set(names)

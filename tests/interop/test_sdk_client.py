@@ -86,7 +86,7 @@ def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[...
             return client.protocol_version, client.server_info, elapsed
 
     version, info, elapsed = anyio.run(main)
-    assert version == "2024-11-05"
+    assert version == "2025-11-25"  # the SDK's newest, which we speak too
     assert info.name == "mcp-ref-demo"
     assert elapsed < 30  # the probe was answered, not waited out (the SDK would wait for ever; a busy machine takes seconds)
 

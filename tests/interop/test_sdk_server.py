@@ -29,7 +29,7 @@ SERVERS = Path(__file__).parent / "sdk_servers"
 
 def test_our_client_follows_every_page_of_a_third_party_server(tap: Any) -> None:
     with Client.stdio([sys.executable, str(SERVERS / "paged_server.py")], trace=tap, timeout=20) as client:
-        assert client.protocol_version == "2024-11-05"
+        assert client.protocol_version == "2025-11-25"
         assert [t["name"] for t in client.list_tools()] == [f"sdk_tool_{i}" for i in range(5)]
         assert [r["uri"] for r in client.list_resources()] == [f"sdk://r/{i}" for i in range(5)]
         assert len(client.list_resource_templates()) == 3
@@ -67,7 +67,7 @@ def test_our_client_over_sse_against_the_sdk_sse_server(tap: Any) -> None:
 
         with Client.sse(url, trace=tap, timeout=20, sampling_handler=model, roots=[{"uri": "file:///r"}],
                         on_log_message=logs.append) as client:
-            assert client.protocol_version == "2024-11-05"
+            assert client.protocol_version == "2025-11-25"
             assert client.server_info is not None and client.server_info["name"] == "sdk-sse"
             client.ping()
             assert {t["name"] for t in client.list_tools()} == {"add", "ask_client"}
@@ -159,9 +159,9 @@ def test_our_client_against_the_sdk_streamable_http_server_answering_json(tap: A
         progress: list[Any] = []
         with Client.http(url, trace=tap, timeout=20, fallback=False, sampling_handler=lambda params: "sampled",
                          roots=[{"uri": "file:///ours"}]) as client:
-            assert client.protocol_version == "2024-11-05" and client.server_info is not None
+            assert client.protocol_version == "2025-11-25" and client.server_info is not None
             transport = client.session._transport  # type: ignore[attr-defined]
-            assert transport.session_id and transport.protocol_version == "2024-11-05"  # the SDK took both headers
+            assert transport.session_id and transport.protocol_version == "2025-11-25"  # the SDK took both headers
             client.ping()
             assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
             assert client.call_tool("slow", {"steps": 2}, on_progress=progress.append)["content"][0]["text"] == "slow done"

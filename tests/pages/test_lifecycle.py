@@ -24,11 +24,16 @@ def initialize(raw: RawServer, version: Any = "2024-11-05", **overrides: Any) ->
     return raw.call({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
 
 
-@pytest.mark.parametrize("proposed", ["2024-11-05", "2025-11-25", "2025-03-26", "2026-07-28", "2024-10-07", "1.0.0", ""])
-def test_server_answers_2024_11_05_to_any_proposal(raw: RawServer, proposed: str) -> None:
+@pytest.mark.parametrize(("proposed", "answered"), [
+    ("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"),
+    ("2025-11-25", "2025-11-25"),  # LC-12: a version the server speaks is echoed
+    ("2026-07-28", "2025-11-25"), ("2024-10-07", "2025-11-25"), ("1.0.0", "2025-11-25"),  # else its newest
+    ("", "2025-11-25"), ("2025-11-25 ", "2025-11-25"),
+])
+def test_server_answers_the_proposal_it_speaks_or_else_its_newest(raw: RawServer, proposed: str, answered: str) -> None:
     reply = initialize(raw, proposed)
     result = reply["result"]
-    assert result["protocolVersion"] == "2024-11-05"  # LC-12
+    assert result["protocolVersion"] == answered  # LC-12
     assert result["serverInfo"] == {"name": "mcp-ref-test", "version": "9.9.9"}  # LC-07
     assert isinstance(result["capabilities"], dict)
     assert result["instructions"] == "A server for mcp_ref's tests."
@@ -75,14 +80,14 @@ def test_phase_gate(raw: RawServer) -> None:
 
 def test_client_runs_the_lifecycle_in_order(stdio_client: Callable[..., Client], tap: Any) -> None:
     client = stdio_client()
-    assert client.protocol_version == "2024-11-05"
+    assert client.protocol_version == "2025-11-25"  # the newest both speak
     assert client.server_info == {"name": "mcp-ref-test", "version": "9.9.9"}
     assert client.instructions == "A server for mcp_ref's tests."
     assert client.server_capabilities == {"logging": {}}  # the test server registers no features
     sent = tap.methods("->")
     assert sent[:2] == ["initialize", "notifications/initialized"]  # LC-04, LC-08
     first = tap.messages[0][1]
-    assert first["params"]["protocolVersion"] == "2024-11-05"  # LC-11
+    assert first["params"]["protocolVersion"] == "2025-11-25"  # LC-11: our newest
     assert first["params"]["clientInfo"]["name"] == "mcp_ref"  # LC-06
     assert first["params"]["capabilities"] == {}  # LC-05
 

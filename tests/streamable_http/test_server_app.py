@@ -377,7 +377,7 @@ def test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_
         recorded: tuple[str, Recorder, Server], tap: Any) -> None:
     url, recorder, _ = recorded
     with Client.http(url, trace=tap, timeout=5, headers={"Authorization": "Bearer t0ken"}) as client:
-        assert client.protocol_version == "2024-11-05"
+        assert client.protocol_version == "2025-11-25"
         assert client.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
         session = client.session._transport.session_id  # type: ignore[attr-defined]
     posts = [headers for method, headers in recorder.seen if method == "POST"]
@@ -387,7 +387,7 @@ def test_the_client_posts_each_message_with_its_headers_and_deletes_the_session_
         assert headers["content-type"] == "application/json"
         assert headers["authorization"] == "Bearer t0ken"  # headers=: SHTTP-08's authentication
     assert "mcp-session-id" not in posts[0] and "mcp-protocol-version" not in posts[0]
-    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == "2024-11-05" for h in posts[1:])  # SHTTP-37
+    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == "2025-11-25" for h in posts[1:])  # SHTTP-37
     gets = [headers for method, headers in recorder.seen if method == "GET"]
     assert gets and gets[0]["accept"] == "text/event-stream" and gets[0]["mcp-session-id"] == session  # SHTTP-23, 24
     assert recorder.seen[-1][0] == "DELETE" and recorder.seen[-1][1]["mcp-session-id"] == session  # SHTTP-41

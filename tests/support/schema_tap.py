@@ -1,5 +1,7 @@
 """A message tap for tests: records every message a session sends and receives, and checks each
-against the official 2024-11-05 JSON schema (../shared/spec/2024-11-05/schema.json).
+against the official JSON schema of the revision the session agreed on
+(../shared/spec/<revision>/schema.json: 2024-11-05 until ``initialize`` is answered, then the
+revision its result names, 2025-03-26 .. 2025-11-25 included).
 
 Requests and notifications are checked by their method; results by the method of the request
 they answer. A violation says which side sent what and which rule it broke. Where the schema
@@ -22,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 # ``MCP_REF_SCHEMA`` names another file (test_optional_parts.py points it at none, to see the run say so).
-SCHEMA_PATH = Path(os.environ.get("MCP_REF_SCHEMA")
-                   or Path(__file__).resolve().parents[3] / "shared" / "spec" / "2024-11-05" / "schema.json")
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
+SCHEMA_PATH = Path(os.environ.get("MCP_REF_SCHEMA") or SPEC / "2024-11-05" / "schema.json")
+LATER_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")  # checked against their own schema files
 
 RESULT_OF = {
     "initialize": "InitializeResult",
@@ -41,10 +44,13 @@ RESULT_OF = {
     "completion/complete": "CompleteResult",
     "roots/list": "ListRootsResult",
     "sampling/createMessage": "CreateMessageResult",
+    "elicitation/create": "ElicitResult",
 }
+# What a later schema calls a definition the 2024-11-05 one names otherwise.
+RENAMED = {"2025-11-25": {"JSONRPCError": "JSONRPCErrorResponse", "JSONRPCResponse": "JSONRPCResultResponse"}}
 
-_validators: dict[str, Any] = {}
-_method_defs: dict[str, str] = {}
+_validators: dict[str, dict[str, Any]] = {}  # revision -> definition name -> validator
+_method_defs: dict[str, dict[str, str]] = {}  # revision -> method -> definition name
 _lock = threading.Lock()
 
 
@@ -52,24 +58,34 @@ def schema_available() -> bool:
     return SCHEMA_PATH.is_file()
 
 
-def _load() -> None:
+def _path(revision: str) -> Path:
+    return SCHEMA_PATH if revision == "2024-11-05" or os.environ.get("MCP_REF_SCHEMA") else SPEC / revision / "schema.json"
+
+
+def _load(revision: str) -> None:
     import jsonschema
 
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    for name, definition in schema["definitions"].items():
+    schema = json.loads(_path(revision).read_text(encoding="utf-8"))
+    key = "definitions" if "definitions" in schema else "$defs"
+    validator_class = jsonschema.validators.validator_for(schema)
+    _validators[revision], _method_defs[revision] = {}, {}
+    for name, definition in schema[key].items():
         method = definition.get("properties", {}).get("method", {}).get("const")
         if method and (name.endswith("Request") or name.endswith("Notification")):
-            _method_defs[method] = name
-        _validators[name] = jsonschema.Draft7Validator(
-            {"$ref": f"#/definitions/{name}", "definitions": schema["definitions"]}
-        )
+            _method_defs[revision][method] = name
+        _validators[revision][name] = validator_class({"$ref": f"#/{key}/{name}", key: schema[key]})
 
 
-def _validator(name: str) -> Any:
+def _validator(name: str, revision: str = "2024-11-05") -> Any:
     with _lock:
-        if not _validators:
-            _load()
-        return _validators[name]
+        if revision not in _validators:
+            _load(revision)
+        return _validators[revision][RENAMED.get(revision, {}).get(name, name)]
+
+
+def _method_definition(method: str, revision: str) -> str | None:
+    _validator("JSONRPCRequest", revision)  # loaded
+    return _method_defs[revision].get(method)
 
 
 class SchemaTap:
@@ -88,6 +104,7 @@ class SchemaTap:
         self._methods: dict[tuple[str, Any], str] = {}  # (sender, id) -> method
         self._lock = threading.Lock()
         self._paused = False
+        self.revision = "2024-11-05"  # until an initialize result names another the schemas hold
 
     @contextlib.contextmanager
     def deliberately_invalid(self) -> Iterator[None]:
@@ -115,7 +132,7 @@ class SchemaTap:
     def _fail(self, sender: str, what: str, errors: list[Any]) -> None:
         for error in errors[:3]:
             where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-            self.violations.append(f"{sender} sent {what} that breaks the 2024-11-05 schema at {where}: {error.message}")
+            self.violations.append(f"{sender} sent {what} that breaks the {self.revision} schema at {where}: {error.message}")
 
     def _check(self, sender: str, msg: Any) -> None:
         if not isinstance(msg, dict):
@@ -124,10 +141,10 @@ class SchemaTap:
         method = msg.get("method")
         if method is not None:
             envelope = "JSONRPCRequest" if "id" in msg else "JSONRPCNotification"
-            errors = list(_validator(envelope).iter_errors(msg))
-            definition = _method_defs.get(method)
+            errors = list(_validator(envelope, self.revision).iter_errors(msg))
+            definition = _method_definition(method, self.revision)
             if definition is not None:
-                errors += list(_validator(definition).iter_errors(msg))
+                errors += list(_validator(definition, self.revision).iter_errors(msg))
             self._fail(sender, f"{method}", errors)
             if "id" in msg:
                 self._methods[(sender, msg["id"])] = method
@@ -137,15 +154,18 @@ class SchemaTap:
                 self.null_id_errors += 1  # the documented exception: JSON-RPC's id null
                 msg = {k: v for k, v in msg.items() if k != "id"}
                 msg["id"] = 0
-            self._fail(sender, "an error response", list(_validator("JSONRPCError").iter_errors(msg)))
+            self._fail(sender, "an error response", list(_validator("JSONRPCError", self.revision).iter_errors(msg)))
             return
         requester = self.peer if sender == self.side else self.side
         request_method = self._methods.pop((requester, msg.get("id")), None)
-        errors = list(_validator("JSONRPCResponse").iter_errors(msg))
+        errors = list(_validator("JSONRPCResponse", self.revision).iter_errors(msg))
         result_def = RESULT_OF.get(request_method or "")
         if result_def is not None:
-            errors += list(_validator(result_def).iter_errors(msg.get("result")))
+            errors += list(_validator(result_def, self.revision).iter_errors(msg.get("result")))
         self._fail(sender, f"the result of {request_method}", errors)
+        agreed = msg.get("result", {}).get("protocolVersion") if request_method == "initialize" else None
+        if agreed in LATER_REVISIONS and _path(agreed).is_file():  # from here on, that revision's schema
+            self.revision = agreed
 
     def feed_file(self, path: str) -> None:
         """Check a trace written by ``mcp-ref serve --trace-file`` (lines of ``-> {json}``/``<- {json}``)."""
