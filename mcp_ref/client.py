@@ -43,7 +43,7 @@ from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .revisions import elicitation
+from .revisions import batches, elicitation
 from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
@@ -272,6 +272,8 @@ class Client:
                                                           self.protocol_versions)
             )
             lifecycle.accept_initialize_result(self._session.lifecycle, result, self.protocol_versions)  # LC-13
+            if self.protocol_version == batches.REVISION:  # a server of 2025-03-26 may send us a JSON array
+                self._session.on_batch = batches.receive_batch
             self._session.notify("notifications/initialized")  # LC-08
             if self.ping_interval:  # PING-05: off unless asked for (PING-08)
                 ping.keep_alive(self._session, self.ping_interval)

@@ -42,6 +42,7 @@ from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
+from .revisions import batches
 from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
@@ -295,6 +296,8 @@ class Server:
         state = ctx.session.lifecycle
         version = lifecycle.accept_initialize(state, ctx.params, self.protocol_versions)
         state.capabilities = self.capabilities(version)  # LC-15: fixed for the session from here on
+        if version == batches.REVISION:  # the one revision whose messages may come as a JSON array
+            ctx.session.on_batch = batches.receive_batch
         return lifecycle.initialize_result(  # LC-07
             version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions  # LC-03
         )

@@ -89,7 +89,8 @@ class Session:
     waiting. ``on_notification`` runs on the reader thread, in order. ``trace(direction, data)``
     sees every message. ``around_request(request_id)``, a context manager, is entered around each
     handler, on the handler's thread (Streamable HTTP installs one to know which request a
-    message belongs to)."""
+    message belongs to). ``on_batch(session, array)``, when set, takes a JSON array the peer sent
+    (revision 2025-03-26 has JSON-RPC batches: revisions/batches.py); otherwise an array is -32600."""
 
     def __init__(self, transport: Transport, *, on_request: RequestHandler, on_notification: NotificationHandler,
                  inline_methods: frozenset[str] = frozenset(), knows_method: Callable[[str], bool] | None = None,
@@ -106,6 +107,7 @@ class Session:
         self._trace = trace
         self.name = name
         self.around_request: RequestHook = contextlib.nullcontext
+        self.on_batch: Callable[[Session, list[Any]], None] | None = None  # set where a revision has batches
         self.lifecycle = LifecycleState()  # the phase, and what initialization agreed (lifecycle.py)
         self.state: dict[str, Any] = {}  # per-session data of the layers above (a log level, say)
         self._lock = threading.Lock()  # guards every change to the three tables, and _closed
@@ -325,6 +327,9 @@ class Session:
             self._trace("<-", data)
         try:
             msg = messages.decode(data)
+            if type(msg) is list and self.on_batch is not None:  # a JSON array, in a revision with batches
+                self.on_batch(self, msg)
+                return
             kind = messages.classify(msg)
         except InvalidRequest as exc:
             self.unmatched.add("not JSON-RPC", f"a message that is not JSON-RPC ({exc.message})")

@@ -229,9 +229,9 @@ class StreamableHttpApp:
             msg = messages.decode(body)  # SHTTP-01: the session's own test: strict UTF-8 JSON, not too deep
         except messages.ParseError as exc:
             return _error(400, exc.message, code=PARSE_ERROR)
-        if isinstance(msg, list):  # SHTTP-11: batches are a 2025-03-26 message shape, not one of 2024-11-05
-            return _error(400, "Invalid Request: JSON-RPC batches are not part of MCP 2024-11-05; "
-                               "send one message per POST")
+        if isinstance(msg, list):  # SHTTP-11: batches, a shape of 2025-03-26 only, are not taken here
+            return _error(400, "Invalid Request: this endpoint takes one JSON-RPC message per POST, not a batch "
+                               "(JSON array)")
         try:
             kind = messages.classify(msg)
         except McpError as exc:

@@ -1,0 +1,113 @@
+"""JSON-RPC batches (mcp_ref/revisions/batches.py): taken in a session of 2025-03-26, and only there.
+
+https://modelcontextprotocol.io/specification/2025-03-26/basic#batching
+A real server process (tests/peers/servers.py under ``mcp-ref serve``) spoken to in raw lines,
+so the array on the wire is exactly what the test wrote and what the server wrote back.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mcp_ref import Client
+from mcp_ref.machinery.memory import MemoryTransport
+
+from ..conftest import RawServer
+
+
+def started(version: str) -> RawServer:
+    raw = RawServer()
+    reply = raw.call({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    assert reply["result"]["protocolVersion"] == version
+    raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    return raw
+
+
+@pytest.fixture
+def raw_2025_03_26() -> Iterator[RawServer]:
+    raw = started("2025-03-26")
+    yield raw
+    raw.close()
+
+
+def batch(raw: RawServer, items: list[Any]) -> Any:
+    raw.send(json.dumps(items).encode())
+    return raw.receive()
+
+
+def test_the_requests_of_a_batch_are_answered_by_one_array(raw_2025_03_26: RawServer) -> None:
+    answers = batch(raw_2025_03_26, [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/whatever"},  # a notification: no answer
+        {"jsonrpc": "2.0", "id": "b", "method": "test/echo", "params": {"x": 1}},
+        {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"},
+    ])
+    assert isinstance(answers, list)  # BATCH-02: one array of answers
+    by_id = {answer["id"]: answer for answer in answers}
+    assert set(by_id) == {1, "b", 3}
+    assert by_id[1]["result"] == {} and by_id["b"]["result"]["params"] == {"x": 1}
+    assert by_id[3]["error"]["code"] == -32601
+    assert raw_2025_03_26.call({"jsonrpc": "2.0", "id": 9, "method": "ping"}) == {"jsonrpc": "2.0", "id": 9, "result": {}}
+
+
+def test_a_batch_answers_its_invalid_members_inside_the_array_and_refuses_initialize(raw_2025_03_26: RawServer) -> None:
+    answers = batch(raw_2025_03_26, [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},  # BATCH-04: never in a batch
+        {"jsonrpc": "1.0", "id": 2, "method": "ping"},
+        7,
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ])
+    codes = sorted((str(answer["id"]), answer.get("error", {}).get("code")) for answer in answers)
+    assert codes == [("1", -32600), ("2", -32600), ("4", None), ("None", -32600)]
+    assert "initialize" in next(a for a in answers if a["id"] == 1)["error"]["message"]
+
+
+def test_an_empty_batch_is_one_invalid_request(raw_2025_03_26: RawServer) -> None:
+    answer = batch(raw_2025_03_26, [])
+    assert answer["id"] is None and answer["error"]["code"] == -32600
+
+
+def test_a_cancelled_member_leaves_the_array_without_its_answer(raw_2025_03_26: RawServer) -> None:
+    raw_2025_03_26.send(json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "test/sleep", "params": {"seconds": 30}},
+                                    {"jsonrpc": "2.0", "id": 2, "method": "ping"}]).encode())
+    raw_2025_03_26.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
+    answers = raw_2025_03_26.receive(timeout=10)
+    assert answers == [{"jsonrpc": "2.0", "id": 2, "result": {}}]  # CAN-06: no answer for the cancelled one
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
+def test_in_every_other_revision_an_array_is_an_invalid_request(version: str) -> None:
+    raw = started(version)
+    try:
+        answer = batch(raw, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+        assert answer["id"] is None and answer["error"]["code"] == -32600  # 2025-06-18 took batches out again
+        assert "batch" in answer["error"]["message"]
+    finally:
+        raw.close()
+
+
+def test_a_client_of_2025_03_26_answers_a_batch_from_its_server() -> None:
+    """The client side: a server may send its requests as an array; the answers come back as one.
+    The server here is the test itself, on the other end of an in-memory pair."""
+    server_end, client_end = MemoryTransport.pair()
+    connected: list[Client] = []
+    thread = threading.Thread(target=lambda: connected.append(Client(client_end, roots=[{"uri": "file:///r"}]).connect()))
+    thread.start()
+    init = json.loads(server_end.receive(5) or b"null")
+    server_end.send(json.dumps({"jsonrpc": "2.0", "id": init["id"], "result": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "serverInfo": {"name": "raw", "version": "0"}}}).encode(), 5)
+    assert json.loads(server_end.receive(5) or b"null")["method"] == "notifications/initialized"
+    thread.join(5)
+    with connected[0] as client:
+        assert client.protocol_version == "2025-03-26"
+        server_end.send(b'[{"jsonrpc":"2.0","id":"s1","method":"ping"},'
+                        b'{"jsonrpc":"2.0","id":"s2","method":"roots/list"}]', 5)
+        answer = json.loads(server_end.receive(5) or b"null")
+    assert isinstance(answer, list) and sorted(a["id"] for a in answer) == ["s1", "s2"]
+    assert next(a for a in answer if a["id"] == "s2")["result"]["roots"] == [{"uri": "file:///r"}]
