@@ -1,4 +1,5 @@
-"""mcp_ref: a synchronous, thread-based reference implementation of MCP 2024-11-05.
+"""mcp_ref: a synchronous, thread-based reference implementation of MCP 2024-11-05, and of the
+three later revisions with the same handshake (2025-03-26, 2025-06-18, 2025-11-25: mcp_ref/revisions/).
 
 https://modelcontextprotocol.io/specification/2024-11-05
 
@@ -7,7 +8,7 @@ Only light modules are imported here: werkzeug, requests and jsonschema load whe
 
 from .client import Client
 from .content import EmbeddedResource, Image
-from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
+from .lifecycle import LATEST_PROTOCOL_VERSION, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
 from .messages import (
     ConnectionClosed,
     InternalError,
@@ -28,7 +29,9 @@ from .sse_client import HttpError
 __version__ = "0.1.0"
 
 __all__ = [
+    "LATEST_PROTOCOL_VERSION",
     "PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
     "Client",
     "ConnectionClosed",
     "EmbeddedResource",
