@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.wrappers import Request
 
 from ..sse import SessionOpener, SseApp, WsgiAnswer
-from .server_app import SPOKEN_VERSIONS, StreamableHttpApp
+from .later_revisions import SPOKEN_VERSIONS
+from .server_app import StreamableHttpApp
 
 if TYPE_CHECKING:
     from ..session import TraceCallback

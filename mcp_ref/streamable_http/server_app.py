@@ -93,18 +93,13 @@ from ..machinery.http.event_streams import (
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
 from ..scaleout.redis_relay import relay_from
 from ..scaleout.relay import Relay, RelayUnavailable, UnknownSession
+from .later_revisions import SPOKEN_VERSIONS, post_batch, version_refused
 from .relayed import forward, open_mailbox, relay_key, still_held, take_relayed
 from .session_table import SessionTable
 from .session_transport import Busy, LocalStream, OpenedSession, SessionTransport
 
 # The headers of this transport (HTTP header names are case-insensitive).
 SESSION_HEADER = "Mcp-Session-Id"
-VERSION_HEADER = "MCP-Protocol-Version"
-# The revisions whose messages this server speaks: an MCP-Protocol-Version header naming another
-# is refused (the header is a later revision's, 2025-06-18; clients of 2024-11-05 may send it).
-# The default is every revision mcp_ref speaks (lifecycle.SUPPORTED_PROTOCOL_VERSIONS, written out
-# here because a transport imports no page); HttpApp passes its server's ``protocol_versions``.
-SPOKEN_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
 # --- limits (each a keyword of StreamableHttpApp; the README's "Limits" lists them) ---------------
 
@@ -199,13 +194,6 @@ class StreamableHttpApp:
     def _origin_allowed(self, origin: str | None) -> bool:
         return origin_allowed(origin, self.allowed_origins)  # the same check as HTTP with SSE's (TR-06)
 
-    def _version_refused(self, request: Request) -> Response | None:
-        version = request.headers.get(VERSION_HEADER)
-        if version is not None and version not in self.protocol_versions:
-            return _error(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks "
-                               f"{', '.join(self.protocol_versions)}")
-        return None
-
     # --- POST: one message from the client -------------------------------------------------------
 
     def _post(self, request: Request) -> Response:
@@ -214,7 +202,7 @@ class StreamableHttpApp:
             return _error(406, "the Accept header must list both application/json and text/event-stream")
         if request.mimetype != "application/json":
             return _error(415, "the body must be application/json")
-        refused = self._version_refused(request)
+        refused = version_refused(request, self.protocol_versions, _error)  # later_revisions.py, point 1
         if refused is not None:
             return refused
         if request.content_length is not None and request.content_length > self.max_body_bytes:
@@ -229,9 +217,11 @@ class StreamableHttpApp:
             msg = messages.decode(body)  # SHTTP-01: the session's own test: strict UTF-8 JSON, not too deep
         except messages.ParseError as exc:
             return _error(400, exc.message, code=PARSE_ERROR)
-        if isinstance(msg, list):  # SHTTP-11: batches, a shape of 2025-03-26 only, are not taken here
-            return _error(400, "Invalid Request: this endpoint takes one JSON-RPC message per POST, not a batch "
-                               "(JSON array)")
+        if isinstance(msg, list):  # SHTTP-11: a batch, taken only in a session of 2025-03-26
+            session_id = request.headers.get(SESSION_HEADER)
+            stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
+            return post_batch(request, self._table.get(session_id) if session_id else None, msg, stream,
+                              self.keepalive, _error, _accepted)  # later_revisions.py, point 2
         try:
             kind = messages.classify(msg)
         except McpError as exc:
@@ -336,7 +326,7 @@ class StreamableHttpApp:
     def _get(self, request: Request) -> Response:
         if not request.accept_mimetypes["text/event-stream"]:  # SHTTP-24
             return _error(406, "the Accept header must list text/event-stream")
-        refused = self._version_refused(request)
+        refused = version_refused(request, self.protocol_versions, _error)  # later_revisions.py, point 1
         if refused is not None:
             return refused
         session_id = request.headers.get(SESSION_HEADER)

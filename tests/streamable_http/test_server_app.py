@@ -182,7 +182,7 @@ def test_what_the_endpoint_refuses_and_how(http: SseHttpServer) -> None:
         (post(url, ping, session, **{"Content-Type": "text/plain"}), 415, "application/json"),
         (post(url, b"{not json", session), 400, "Parse error"),  # SHTTP-13
         (post(url, b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":"\xff"}}', session), 400, "not UTF-8"),  # SHTTP-01
-        (post(url, [ping], session), 400, "batches"),  # SHTTP-11
+        (post(url, [ping], session), 400, "batch"),  # SHTTP-11
         (post(url, {"jsonrpc": "2.0", "id": 3}, session), 400, "Invalid Request"),
         (post(url, b"[" + b"1," * (3 * 1024 * 1024) + b"1]", session), 413, "4194304"),
         (post(url, ping, session, Origin="http://evil.example"), 403, "Origin"),  # SHTTP-06

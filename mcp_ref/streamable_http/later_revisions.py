@@ -1,0 +1,92 @@
+"""What revisions after 2024-11-05 change in the Streamable HTTP endpoint: the version header and batches.
+
+Not a spec section of its own: two rules of the transports page of later revisions, kept out of
+server_app.py so that the endpoint reads as the 2025-03-26 page describes it.
+https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#protocol-version-header
+https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
+
+1. From 2025-06-18 on, a client names the agreed revision in an ``MCP-Protocol-Version`` header
+   on every request after ``initialize``; a server answers 400 to a version it does not speak
+   (``version_refused``). A header naming another revision the server speaks is taken: the
+   session already knows which one it agreed on.
+2. In a session of 2025-03-26, the body of a POST may be a JSON-RPC batch, an array of messages
+   (revisions/batches.py says what a batch is). ``post_batch`` takes each message of the array as
+   if it had come in a POST of its own; an array without requests is answered 202, and one with
+   requests gets one event stream carrying every answer, which ends after the last of them. In a
+   session of any other revision, or before a session exists, an array is refused with 400
+   (``initialize`` never travels in a batch).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from werkzeug.wrappers import Request, Response
+
+from .. import messages
+from ..machinery.http.event_streams import OPENING, SSE_HEADERS, SseStreamWriter, client_socket, pollable
+from .session_transport import LocalStream, SessionTransport
+
+VERSION_HEADER = "MCP-Protocol-Version"
+# The revisions whose messages this server speaks, by default every one mcp_ref speaks
+# (lifecycle.SUPPORTED_PROTOCOL_VERSIONS, written out here because a transport imports no page);
+# HttpApp passes its server's ``protocol_versions``.
+SPOKEN_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+BATCH_REVISION = "2025-03-26"  # the one revision whose POST bodies may be arrays
+
+Refuse = Callable[..., Response]  # server_app._error: (status, text, *, code=..., request_id=...)
+
+
+def version_refused(request: Request, spoken: tuple[str, ...], refuse: Refuse) -> Response | None:
+    """Point 1: a 400 for a header naming a revision this server does not speak, else None."""
+    version = request.headers.get(VERSION_HEADER)
+    if version is not None and version not in spoken:
+        return refuse(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks {', '.join(spoken)}")
+    return None
+
+
+def post_batch(request: Request, transport: SessionTransport | None, items: list[Any], stream: LocalStream,
+               keepalive: float, refuse: Refuse, accepted: Callable[[], Response]) -> Response:
+    """Point 2: a POST whose body is an array, for the session ``transport`` (None: none here)."""
+    session = transport.session if transport is not None else None
+    if transport is None or session is None or session.lifecycle.protocol_version != BATCH_REVISION:
+        return refuse(400, "Invalid Request: a JSON-RPC batch (JSON array) is taken only in a session of "  # SHTTP-11
+                           "revision 2025-03-26; send one message per POST")
+    if not items:
+        return refuse(400, "Invalid Request: an empty batch")
+    kinds = []
+    for item in items:
+        try:
+            kinds.append(messages.classify(item))
+        except messages.McpError as exc:
+            return refuse(400, exc.message)
+        if kinds[-1] is messages.REQUEST and item["method"] == "initialize":
+            return refuse(400, "Invalid Request: initialize may not be part of a batch; send it alone, first")
+    answers_due = [sum(1 for kind in kinds if kind is messages.REQUEST)]
+    if not answers_due[0]:
+        for item, kind in zip(items, kinds, strict=True):
+            transport.take(messages.encode(item), item, kind, None)
+        return accepted()  # only notifications and responses: SHTTP-12
+    for item, kind in zip(items, kinds, strict=True):
+        is_request = kind is messages.REQUEST
+        refusal = transport.take(messages.encode(item), item, kind, stream if is_request else None)
+        if refusal is not None and is_request:  # answered on the stream, as the session would have
+            stream.put(messages.encode(messages.error_response(item["id"], refusal)), None)
+
+    def is_last(data: bytes) -> bool:  # the stream ends with the last of the batch's answers
+        if "method" not in json.loads(data):
+            answers_due[0] -= 1
+        return answers_due[0] == 0
+
+    writer = SseStreamWriter(pollable(client_socket(request.environ)), keepalive)
+
+    def events() -> Iterable[bytes]:
+        try:
+            yield OPENING
+            yield from writer.events(stream, is_last)  # every answer of the batch, then the end
+        finally:
+            stream.abandon()
+
+    return Response(events(), status=200, mimetype="text/event-stream", headers=SSE_HEADERS)

@@ -1,0 +1,66 @@
+"""What later revisions change at the Streamable HTTP endpoint (streamable_http/later_revisions.py):
+batches in a session of 2025-03-26, and the protocol-version header of 2025-06-18.
+
+https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
+https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#protocol-version-header
+Raw POSTs to a real endpoint on 127.0.0.1, so the array on the wire is what the test wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_ref.sse import SseHttpServer
+
+from .test_server_app import INIT, INITIALIZED, call, http, messages_of, post, url_of  # noqa: F401  (http: a fixture)
+
+
+def session_of(url: str, version: str) -> str:
+    first = post(url, {**INIT, "params": {**INIT["params"], "protocolVersion": version}})
+    assert first.json()["result"]["protocolVersion"] == version
+    session = first.headers["Mcp-Session-Id"]
+    assert post(url, INITIALIZED, session).status_code == 202
+    return session
+
+
+def test_a_batch_of_requests_in_a_2025_03_26_session_gets_one_stream_with_every_answer(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = session_of(url, "2025-03-26")
+    ping: dict[str, Any] = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
+    response = post(url, [ping, call(7, "echo", {"text": "hi"}), {"jsonrpc": "2.0", "method": "notifications/x"}],
+                    session)
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+    answers = {msg["id"]: msg for msg in messages_of(response) if "method" not in msg}  # the stream ends after both
+    assert answers["p"]["result"] == {} and answers[7]["result"]["content"][0]["text"] == "hi"
+    only_notifications = post(url, [{"jsonrpc": "2.0", "method": "notifications/x"}], session)
+    assert only_notifications.status_code == 202  # SHTTP-12: nothing to answer
+
+
+@pytest.mark.parametrize("body, says", [
+    ([], "empty batch"),
+    ([{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}], "initialize"),
+    ([{"jsonrpc": "2.0", "id": 1}], "Invalid Request"),
+])
+def test_a_bad_batch_is_refused_with_400(http: SseHttpServer, body: Any, says: str) -> None:
+    url = url_of(http)
+    refused = post(url, body, session_of(url, "2025-03-26"))
+    assert refused.status_code == 400 and says in refused.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
+def test_in_any_other_revision_a_batch_is_refused_with_400(http: SseHttpServer, version: str) -> None:
+    url = url_of(http)
+    refused = post(url, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], session_of(url, version))
+    assert refused.status_code == 400 and "2025-03-26" in refused.json()["error"]["message"]
+    assert post(url, [INIT]).status_code == 400  # and before a session: initialize comes alone
+
+
+def test_a_header_naming_a_revision_the_server_does_not_speak_is_refused(http: SseHttpServer) -> None:
+    url = url_of(http)
+    session = session_of(url, "2025-06-18")
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    assert post(url, ping, session, **{"MCP-Protocol-Version": "2025-06-18"}).status_code == 200
+    refused = post(url, ping, session, **{"MCP-Protocol-Version": "1999-01-01"})
+    assert refused.status_code == 400 and "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05" in refused.text
