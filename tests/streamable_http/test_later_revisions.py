@@ -8,13 +8,20 @@ Raw POSTs to a real endpoint on 127.0.0.1, so the array on the wire is what the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from mcp_ref.sse import SseHttpServer
 
-from .test_server_app import INIT, INITIALIZED, call, http, messages_of, post, url_of  # noqa: F401  (http: a fixture)
+from .test_server_app import INIT, INITIALIZED, call, make_server, messages_of, post, url_of
+
+
+@pytest.fixture
+def http() -> Iterator[SseHttpServer]:
+    with make_server().sse_server(keepalive=0.3) as running:
+        yield running
 
 
 def session_of(url: str, version: str) -> str:
