@@ -6,7 +6,7 @@ Only light modules are imported here: werkzeug, requests and jsonschema load whe
 """
 
 from .client import Client
-from .content import EmbeddedResource, Image
+from .content import Audio, EmbeddedResource, Image, ResourceLink
 from .lifecycle import PROTOCOL_VERSION, UnsupportedProtocolVersion
 from .messages import (
     ConnectionClosed,
@@ -21,6 +21,7 @@ from .messages import (
     RequestTimeout,
     ResourceNotFound,
 )
+from .revisions.structured_output import InvalidStructuredContent
 from .sampling import SamplingRejected
 from .server import RequestContext, Server
 from .sse_client import HttpError
@@ -29,12 +30,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "Audio",
     "Client",
     "ConnectionClosed",
     "EmbeddedResource",
     "HttpError",
     "Image",
     "InternalError",
+    "InvalidStructuredContent",
     "InvalidParams",
     "InvalidRequest",
     "McpError",
@@ -44,6 +47,7 @@ __all__ = [
     "RequestCancelled",
     "RequestContext",
     "RequestTimeout",
+    "ResourceLink",
     "ResourceNotFound",
     "SamplingRejected",
     "Server",
