@@ -74,8 +74,8 @@ def schema_validator(schema: Any, what: str) -> Any:
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        hint = "" if dialect else " (the default dialect since 2025-11-25; a draft-07 schema names its $schema)"
-        raise ValueError(f"{what} is not a valid JSON Schema {cls.__name__[5:-9]}{hint}: {exc.message} "
+        hint = "" if dialect else ", the default dialect since 2025-11-25; a draft-07 schema names its $schema"
+        raise ValueError(f"{what} is not a valid JSON Schema ({cls.ID_OF(cls.META_SCHEMA)}{hint}): {exc.message} "
                          f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
     return cls(schema)
 

@@ -1,7 +1,8 @@
 """Structured tool output, the client's side: a result checked against the tool's ``outputSchema``.
 
-Not a page of its own: a part of server/tools that revision 2025-06-18 added
-(https://modelcontextprotocol.io/specification/2025-06-18/server/tools#output-schema).
+Spec page: server/tools
+https://modelcontextprotocol.io/specification/2025-06-18/server/tools#output-schema
+(the part of the page that revision 2025-06-18 added; the server's side is a hook in tools.py)
 
 In short:
 
