@@ -20,8 +20,8 @@ of strings that is filtered by prefix. From 2025-06-18 a request may carry ``con
 the values of the other arguments already chosen
 (https://modelcontextprotocol.io/specification/2025-06-18/server/utilities/completion): a
 completer with a parameter named ``arguments`` receives them as a dict of strings (empty when
-there are none, or in a session of an older revision, which has no context). It may also return a dict with ``values``, ``total`` and
-``hasMore`` when it knows better.
+there are none, or in a session of an older revision, which has no context). A completer may
+also return a dict with ``values``, ``total`` and ``hasMore`` when it knows better.
 """
 
 from __future__ import annotations
@@ -106,9 +106,9 @@ class CompletionRegistry:
             # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
-        from .functions.signatures import context_parameter_name  # the Python side, loaded on first use
-
         import inspect
+
+        from .functions.signatures import context_parameter_name  # the Python side, loaded on first use
 
         context = context_parameter_name(completer)
         extra = {context: ctx} if context else {}

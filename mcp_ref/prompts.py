@@ -155,8 +155,8 @@ class PromptRegistry(Registry[Prompt]):
         if not isinstance(arguments, dict):
             raise InvalidParams('Invalid params: "arguments" must be an object of strings')
         kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
-        # audio, resource links: stand-ins for an older session (returns.py)
-        result = prompt.result(prompt.call(ctx, kwargs), ctx.session.lifecycle.protocol_version)  # an exception in the function becomes -32603 (PRM-09)
+        value = prompt.call(ctx, kwargs)  # an exception in the function becomes -32603 (PRM-09)
+        result = prompt.result(value, ctx.session.lifecycle.protocol_version)  # stand-ins for an older session (returns.py)
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result

@@ -69,13 +69,14 @@ def schema_validator(schema: Any, what: str) -> Any:
         raise ValueError(f'{what} must be a JSON Schema with "type": "object", not {schema!r}')
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     dialect = schema.get("$schema")
-    if dialect is not None and str(dialect).rstrip("#") != cls.ID_OF(cls.META_SCHEMA).rstrip("#"):
+    known = str(cls.META_SCHEMA.get("$id") or cls.META_SCHEMA.get("id", ""))  # draft 4 names it "id"
+    if dialect is not None and str(dialect).rstrip("#") != known.rstrip("#"):
         raise ValueError(f"{what} names the dialect {dialect!r}, which jsonschema does not know")
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         hint = "" if dialect else ", the default dialect since 2025-11-25; a draft-07 schema names its $schema"
-        raise ValueError(f"{what} is not a valid JSON Schema ({cls.ID_OF(cls.META_SCHEMA)}{hint}): {exc.message} "
+        raise ValueError(f"{what} is not a valid JSON Schema ({known}{hint}): {exc.message} "
                          f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
     return cls(schema)
 
@@ -150,13 +151,14 @@ class Tool(Registered):
 
         if result.get("isError"):
             return result  # a failed call owes no structured result
+        problem: str | None = None
         try:
             structured = value.get("structuredContent") if is_tool_result(value) else jsonable(value)
         except UnsupportedReturn as exc:
             structured, problem = None, str(exc)
-        else:
-            error = next(iter(self.output_validator.iter_errors(structured)), None) if isinstance(structured, dict) else None
-            problem = error.message if error is not None else None
+        if isinstance(structured, dict) and self.output_validator is not None:
+            error = next(iter(self.output_validator.iter_errors(structured)), None)
+            problem = str(error.message) if error is not None else None
         if problem or not isinstance(structured, dict):
             return _error_result(self.name, TypeError(f"its structured result does not match its outputSchema: "
                                                       f"{problem or f'{structured!r} is not an object'}"))

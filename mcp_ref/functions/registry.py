@@ -200,7 +200,8 @@ def check_later_fields(what: str, title: Any, icons: Any, meta: Any) -> None:
                              f"'sizes'?: ['48x48', ...], 'theme'?: 'light' or 'dark'}}, not {icons!r}")
     if meta is not None:
         try:
-            plain = isinstance(meta, dict) and all(isinstance(key, str) for key in meta) and bool(json.dumps(meta, allow_nan=False))
+            plain = isinstance(meta, dict) and all(isinstance(key, str) for key in meta) \
+                and bool(json.dumps(meta, allow_nan=False))
         except (TypeError, ValueError):
             plain = False
         if not plain:
