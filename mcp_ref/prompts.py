@@ -156,7 +156,8 @@ class PromptRegistry(Registry[Prompt]):
             raise InvalidParams('Invalid params: "arguments" must be an object of strings')
         kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
         value = prompt.call(ctx, kwargs)  # an exception in the function becomes -32603 (PRM-09)
-        result = prompt.result(value, ctx.session.lifecycle.protocol_version)  # stand-ins for an older session (returns.py)
+        version = ctx.session.lifecycle.protocol_version if ctx is not None else None  # None: no session, every kind
+        result = prompt.result(value, version)  # stand-ins for an older session (returns.py)
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result

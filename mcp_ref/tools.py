@@ -39,7 +39,7 @@ from typing import Any
 
 from . import content, pagination
 from .functions.registry import Registered, Registry, close_matches, did_you_mean, error_text
-from .lifecycle import since
+from .lifecycle import LATEST_PROTOCOL_VERSION, since
 from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
 
@@ -227,7 +227,7 @@ class ToolRegistry(Registry[Tool]):
             arguments = {}
         if not isinstance(arguments, dict):
             raise InvalidParams(f'Invalid params: "arguments" of tool {name!r} must be an object')
-        version = ctx.session.lifecycle.protocol_version
+        version = ctx.session.lifecycle.protocol_version if ctx is not None else LATEST_PROTOCOL_VERSION  # no session: all
         try:
             kwargs = tool.arguments(arguments)  # TOOL-08
         except InvalidParams as exc:  # revisions/v2025_11_25.py, item 6: from 2025-11-25, for the model to fix
