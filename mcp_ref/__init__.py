@@ -7,7 +7,7 @@ Only light modules are imported here: werkzeug, requests and jsonschema load whe
 """
 
 from .client import Client
-from .content import EmbeddedResource, Image
+from .content import Audio, EmbeddedResource, Image, ResourceLink
 from .lifecycle import LATEST_PROTOCOL_VERSION, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
 from .messages import (
     ConnectionClosed,
@@ -22,6 +22,7 @@ from .messages import (
     RequestTimeout,
     ResourceNotFound,
 )
+from .revisions.structured_output import InvalidStructuredContent
 from .sampling import SamplingRejected
 from .server import RequestContext, Server
 from .sse_client import HttpError
@@ -32,12 +33,14 @@ __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "Audio",
     "Client",
     "ConnectionClosed",
     "EmbeddedResource",
     "HttpError",
     "Image",
     "InternalError",
+    "InvalidStructuredContent",
     "InvalidParams",
     "InvalidRequest",
     "McpError",
@@ -47,6 +50,7 @@ __all__ = [
     "RequestCancelled",
     "RequestContext",
     "RequestTimeout",
+    "ResourceLink",
     "ResourceNotFound",
     "SamplingRejected",
     "Server",

@@ -43,7 +43,7 @@ from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .revisions import batches, elicitation
+from .revisions import batches, elicitation, structured_output
 from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
@@ -96,6 +96,7 @@ class Client:
         self.sampling_handler = sampling_handler
         self.elicitation_handler = elicitation_handler
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
+        self._output_validators: dict[str, Any] = {}  # of the tools listed (revisions/structured_output.py)
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
@@ -403,15 +404,23 @@ class Client:
         """Every tool, across all pages (server/tools). ``timeout`` (default: the client's) bounds
         each page's request, as it does for every list method."""
         self._require("tools", method="tools/list")
-        return self._list("tools/list", "tools", timeout)
+        tools = self._list("tools/list", "tools", timeout)
+        self._output_validators = structured_output.remember(tools, self.protocol_version)
+        return tools
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                   timeout: float | None = None, on_progress: ProgressCallback | None = None) -> dict[str, Any]:
         """Call a tool; returns the ``CallToolResult`` dict. A tool that failed comes back with
-        ``isError: true`` (it is not raised); an unknown tool or bad arguments raise InvalidParams."""
+        ``isError: true`` (it is not raised); an unknown tool or bad arguments raise InvalidParams
+        (from 2025-11-25, bad arguments come back as an ``isError`` result). The result of a tool
+        listed with an ``outputSchema`` is checked: ``InvalidStructuredContent`` if it breaks it."""
         self._require("tools", method="tools/call")
         # TOOL-15: the call gives up after ``timeout`` (default: the client's), and cancels
-        return self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout, on_progress=on_progress)
+        result = self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout,
+                              on_progress=on_progress)
+        if name in self._output_validators:  # revisions/v2025_06_18.py, item 2: a SHOULD of the client
+            return structured_output.check(name, result, self._output_validators[name])
+        return result
 
     def list_resources(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every resource, across all pages (server/resources)."""

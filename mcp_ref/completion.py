@@ -16,8 +16,12 @@ In short:
    or template the server does not have, is -32602.
 
 A completer is a function ``(value) -> list[str]`` (optionally taking ``ctx``), or a fixed list
-of strings that is filtered by prefix. It may also return a dict with ``values``, ``total`` and
-``hasMore`` when it knows better.
+of strings that is filtered by prefix. From 2025-06-18 a request may carry ``context.arguments``,
+the values of the other arguments already chosen
+(https://modelcontextprotocol.io/specification/2025-06-18/server/utilities/completion): a
+completer with a parameter named ``arguments`` receives them as a dict of strings (empty when
+there are none, or in a session of an older revision, which has no context). A completer may
+also return a dict with ``values``, ``total`` and ``hasMore`` when it knows better.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any, Union
 
 from . import messages
 from .functions.registry import close_matches, did_you_mean
+from .lifecycle import since
 from .messages import InvalidParams, MethodNotFound
 
 MAX_VALUES = 100  # CMP-12
@@ -82,6 +87,7 @@ class CompletionRegistry:
         argument = messages.param(params, "argument", "object")
         name = messages.param(argument, "name", "string", path="argument.")
         value = messages.param(argument, "value", "string", path="argument.")
+        chosen = _context_arguments(params) if since(ctx.session.lifecycle.protocol_version, "2025-06-18") else {}
         known = known_refs(ref_type)
         if key not in known:
             suggestions = close_matches(key, known)
@@ -92,21 +98,35 @@ class CompletionRegistry:
             completer = self._completers.get((ref_type, key, name))
         if completer is None:
             return completion_result([])  # CMP-07: nothing to suggest is a valid answer
-        return self._run(completer, ctx, value)
+        return self._run(completer, ctx, value, chosen)
 
     @staticmethod
-    def _run(completer: Completer, ctx: Any, value: str) -> dict[str, Any]:
+    def _run(completer: Completer, ctx: Any, value: str, chosen: dict[str, str]) -> dict[str, Any]:
         if not callable(completer):  # a fixed list: filter by prefix, case-insensitively
             # CMP-01, CMP-02: the list's own order, matched loosely (any case); a function orders its own
             folded = value.casefold()
             return completion_result([v for v in completer if v.casefold().startswith(folded)])
+        import inspect
+
         from .functions.signatures import context_parameter_name  # the Python side, loaded on first use
 
         context = context_parameter_name(completer)
-        found = completer(value, **({context: ctx} if context else {}))
+        extra = {context: ctx} if context else {}
+        if "arguments" in inspect.signature(completer).parameters:  # revisions/v2025_06_18.py, item 6
+            extra["arguments"] = chosen
+        found = completer(value, **extra)
         if isinstance(found, dict):
             return completion_result(found.get("values", []), found.get("total"), found.get("hasMore"))
         return completion_result(list(found))
+
+
+def _context_arguments(params: dict[str, Any]) -> dict[str, str]:
+    """The ``context.arguments`` of a request of 2025-06-18 or later: a map of strings, or -32602 (CMP-04)."""
+    context = messages.param(params, "context", "object", required=False) or {}
+    chosen = messages.param(context, "arguments", "object", required=False, path="context.") or {}
+    if not all(isinstance(v, str) for v in chosen.values()):
+        raise InvalidParams('Invalid params: "context.arguments" must map names to strings', {"field": "context.arguments"})
+    return dict(chosen)
 
 
 def complete_params(ref: dict[str, Any], argument: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Content items shared by tool results, prompt messages and sampling: text, image, resource.
+"""Content items shared by tool results, prompt messages and sampling: text, image, resource, ...
 
 Not a spec section of its own: these shapes are defined by the schema and used by
 server/tools, server/prompts and client/sampling
@@ -11,8 +11,15 @@ In 2024-11-05 a content item is one of:
    resource (PRM-04..06, TOOL-07). The inner object is a resource's *contents*, the same shape
    ``resources/read`` returns: a URI and either ``text`` or a base64 ``blob`` (RES-10, RES-15).
 Each may carry ``annotations``; unknown fields from newer revisions are kept as they are.
+Later revisions add two kinds (``LATER_KINDS``): 4. ``{"type": "audio", "data", "mimeType"}``
+(2025-03-26, https://modelcontextprotocol.io/specification/2025-03-26/server/tools#audio-content)
+and 5. ``{"type": "resource_link", "uri", "name", ...}``, a resource named but not embedded
+(2025-06-18, https://modelcontextprotocol.io/specification/2025-06-18/server/tools#resource-links).
+A session of an older revision gets ``stand_in(item, version)`` instead: a text item saying what
+was left out and why (functions/returns.py decides when).
 
-Below: functions that build each shape, ``Image`` and ``EmbeddedResource`` (values a handler
+Below: functions that build each shape, ``Image``, ``Audio``, ``EmbeddedResource`` and
+``ResourceLink`` (values a handler
 may return; see returns.py), and checks that say why a dict is *not* a valid item. The checks
 are how the conversion tables tell a real content item from data that merely looks like one.
 """
@@ -35,6 +42,31 @@ def text(value: str) -> dict[str, Any]:
 def image(data: bytes, mime_type: str) -> dict[str, Any]:
     """An image content item: raw bytes in, base64 on the wire (PRM-03)."""
     return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}
+
+
+def audio(data: bytes, mime_type: str) -> dict[str, Any]:
+    """An audio content item (2025-03-26): raw bytes in, base64 on the wire."""
+    return {"type": "audio", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}
+
+
+def resource_link(uri: str, name: str, **optional: Any) -> dict[str, Any]:
+    """A resource link (2025-06-18): ``uri`` and ``name``, and any of ``title``, ``description``,
+    ``mimeType``, ``size``, ``annotations`` given (None: left out)."""
+    return {"type": "resource_link", "uri": uri, "name": name, **{k: v for k, v in optional.items() if v is not None}}
+
+
+# The content kinds a later revision added, and that revision: what an older session gets instead.
+LATER_KINDS = {"audio": "2025-03-26", "resource_link": "2025-06-18"}  # revisions/v2025_03_26.py item 5, v2025_06_18.py item 3
+
+
+def stand_in(item: dict[str, Any], version: str | None) -> dict[str, Any]:
+    """The text item a session of ``version`` gets for an item of a later kind: honest about what
+    was left out, and keeping what a model can still use (a link's URI)."""
+    if item["type"] == "audio":
+        what = f"an audio clip ({item['mimeType']}) was left out"
+    else:
+        what = f"a link to the resource {item['uri']} ({item['name']}) was sent as this text"
+    return text(f"[{what}: this client speaks MCP {version}, which has no {item['type']} content]")
 
 
 def resource_contents(uri: str, value: str | bytes, mime_type: str | None = None) -> dict[str, Any]:
@@ -65,9 +97,14 @@ _IMAGE_SIGNATURES = [  # (offset, magic bytes, MIME type)
 ]
 
 
-def sniff_image_type(data: bytes) -> str | None:
-    """The MIME type of a PNG, JPEG, GIF or WebP image, from its first bytes; None otherwise."""
-    for offset, magic, mime_type in _IMAGE_SIGNATURES:
+_AUDIO_SIGNATURES = [(0, b"ID3", "audio/mpeg"), (0, b"\xff\xfb", "audio/mpeg"), (0, b"\xff\xf3", "audio/mpeg"),
+                     (0, b"OggS", "audio/ogg"), (0, b"fLaC", "audio/flac"), (8, b"WAVE", "audio/wav")]
+
+
+def sniff_image_type(data: bytes, signatures: list[tuple[int, bytes, str]] = _IMAGE_SIGNATURES) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP image (or with ``_AUDIO_SIGNATURES``, of MP3, Ogg,
+    FLAC or WAV audio), from its first bytes; None otherwise."""
+    for offset, magic, mime_type in signatures:
         if data[offset:offset + len(magic)] == magic and (offset == 0 or data.startswith(b"RIFF")):
             return mime_type
     return None
@@ -119,6 +156,48 @@ class Image(_Value):
         if self.annotations is not None:
             item["annotations"] = self.annotations
         return item
+
+
+class Audio(_Value):
+    """An audio clip a tool or prompt returns (2025-03-26): ``Audio(wav_bytes)``, or with ``mime_type``.
+
+    Without ``mime_type`` the type is read from the bytes (MP3, Ogg, FLAC, WAV). A session of
+    2024-11-05 gets a text item saying that a clip was left out (``stand_in``).
+    """
+
+    __slots__ = ("data", "mime_type", "annotations")
+
+    def __init__(self, data: bytes, mime_type: str | None = None, annotations: dict[str, Any] | None = None):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Audio data must be bytes, not {type(data).__name__}")
+        mime_type = mime_type or sniff_image_type(bytes(data), _AUDIO_SIGNATURES)
+        if mime_type is None:
+            raise ValueError("Audio: these bytes are not MP3, Ogg, FLAC or WAV; pass mime_type='audio/...'")
+        self.data = data
+        self.mime_type: str = mime_type
+        self.annotations = annotations
+
+    def to_content(self) -> dict[str, Any]:
+        return audio(bytes(self.data), self.mime_type) | ({"annotations": self.annotations} if self.annotations else {})
+
+
+class ResourceLink(_Value):
+    """A link to a resource in a tool result or prompt message (2025-06-18): the client may read it
+    (``resources/read``) or show it; unlike ``EmbeddedResource`` its contents do not travel here."""
+
+    __slots__ = ("uri", "name", "title", "description", "mime_type", "size", "annotations")
+
+    def __init__(self, uri: str, name: str, *, title: str | None = None, description: str | None = None,
+                 mime_type: str | None = None, size: int | None = None, annotations: dict[str, Any] | None = None):
+        self.uri, self.name, self.title, self.description = uri, name, title, description
+        self.mime_type, self.size, self.annotations = mime_type, size, annotations
+        problem = content_problem(self.to_content())
+        if problem:
+            raise ValueError(f"ResourceLink({uri!r}, {name!r}): {problem}")
+
+    def to_content(self) -> dict[str, Any]:
+        return resource_link(self.uri, self.name, title=self.title, description=self.description,
+                             mimeType=self.mime_type, size=self.size, annotations=self.annotations)
 
 
 class EmbeddedResource(_Value):
@@ -207,25 +286,41 @@ def contents_problem(item: Any) -> str | None:
     return None
 
 
+def _link_problem(item: dict[str, Any]) -> str | None:
+    if not isinstance(item.get("uri"), str) or not is_uri(item["uri"]):
+        return 'a resource link needs "uri", an absolute URI'
+    if not isinstance(item.get("name"), str):
+        return 'a resource link needs "name", a string'
+    wrong = [key for key in ("title", "description", "mimeType") if key in item and not isinstance(item[key], str)]
+    if wrong:
+        return f'"{wrong[0]}" must be a string'
+    size = item.get("size", 0)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        return '"size" must be a non-negative integer'
+    return None
+
+
 def content_problem(item: Any) -> str | None:
-    """Why ``item`` is not a valid content item of 2024-11-05; None when it is one."""
+    """Why ``item`` is not a valid content item (of 2024-11-05, or of a later kind); None when it is one."""
     if not isinstance(item, dict):
         return f"a content item must be an object, not {type(item).__name__}"
     kind = item.get("type")
     if kind == "text":
         problem = None if isinstance(item.get("text"), str) else 'a text item needs "text", a string'
-    elif kind == "image":
+    elif kind in ("image", "audio"):
         if not _is_base64(item.get("data")):  # PRM-03
-            problem = 'an image item needs "data", base64'
+            problem = f'an {kind} item needs "data", base64'
         elif not isinstance(item.get("mimeType"), str):
-            problem = 'an image item needs "mimeType", a string'
+            problem = f'an {kind} item needs "mimeType", a string'
         else:
             problem = None
+    elif kind == "resource_link":
+        problem = _link_problem(item)
     elif kind == "resource":
         problem = contents_problem(item.get("resource"))
         problem = problem and f"its resource: {problem}"
     else:
-        problem = f'"type" must be "text", "image" or "resource", not {kind!r}'
+        problem = f'"type" must be "text", "image", "audio", "resource" or "resource_link", not {kind!r}'
     return problem or _annotations_problem(item)
 
 

@@ -96,11 +96,11 @@ def paginate(
 
 
 def list_result(items: Sequence[Any], key: Callable[[Any], str], field: str, params: dict[str, Any],
-                page_size: int | None) -> dict[str, Any]:
+                page_size: int | None, version: str | None = None) -> dict[str, Any]:
     """Server side: the result of a list method, ``{field: [...], "nextCursor"?: ...}``, for one
-    page of ``items`` (each with a ``to_wire()``)."""
+    page of ``items`` (each with a ``to_wire(version)``: as a session of that revision sees it)."""
     page, next_cursor = paginate(items, key, field, params, page_size)
-    result: dict[str, Any] = {field: [item.to_wire() for item in page]}
+    result: dict[str, Any] = {field: [item.to_wire(version) for item in page]}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor  # PAG-11: there may be more
     return result

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import pagination
 from .functions.registry import Registered, Registry, close_matches, did_you_mean
+from .lifecycle import since
 from .messages import InternalError, InvalidParams
 
 # The Python side (signatures.py, hints.py, returns.py: type hints in, return values out) is
@@ -57,10 +58,10 @@ class Prompt(Registered):
     """One registered prompt: its wire description and the function behind it."""
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
-                 arguments: list[dict[str, Any]] | None = None):
+                 arguments: list[dict[str, Any]] | None = None, **later: Any):
         from .functions.returns import prompt_result
 
-        super().__init__(fn, f"prompt {name!r}", description, label=f"prompt {name}")
+        super().__init__(fn, f"prompt {name!r}", description, label=f"prompt {name}", **later)
         self.name = name
         self.read_arguments = self.reader(self.signature.string_reader(), lambda exc: InvalidParams(
             # PRM-10: "abc" for an int, "purple" for an Enum...
@@ -76,13 +77,15 @@ class Prompt(Registered):
         # PRM-09: the server's fault, said plainly
         raise InternalError(f"Prompt {self.name!r} returned a {kind}, which cannot be sent as prompt messages: {problem}")
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, version: str | None = None) -> dict[str, Any]:
+        """The prompt in ``prompts/list``, with the fields of later revisions a session of ``version`` has."""
         prompt: dict[str, Any] = {"name": self.name}
         if self.description:
             prompt["description"] = self.description
-        if self.arguments:
-            prompt["arguments"] = self.arguments
-        return prompt
+        if self.arguments:  # an argument's title: revisions/v2025_06_18.py, item 4
+            titled = since(version, "2025-06-18")
+            prompt["arguments"] = [a if titled else {k: v for k, v in a.items() if k != "title"} for a in self.arguments]
+        return prompt | self.later_fields(version)
 
     def check_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """PRM-08, PRM-10: every required argument present, every value a string, no strangers;
@@ -106,9 +109,10 @@ def _check_explicit_arguments(signature: Signature, arguments: list[dict[str, An
     """Arguments given by hand must be well formed and fit the function they are passed to."""
     for argument in arguments:
         if not isinstance(argument, dict) or not isinstance(argument.get("name"), str) \
-                or not isinstance(argument.get("required", False), bool):
-            raise TypeError(f"prompt {name!r}: each argument must be a dict with a str 'name' and an "
-                            f"optional bool 'required', not {argument!r}")
+                or not isinstance(argument.get("required", False), bool) \
+                or not all(isinstance(argument.get(key, ""), str) for key in ("title", "description")):
+            raise TypeError(f"prompt {name!r}: each argument must be a dict with a str 'name', an optional bool "
+                            f"'required' and optional str 'title' and 'description', not {argument!r}")
     names = {a["name"] for a in arguments}
     parameters = {p.name for p in signature.parameters}
     strangers = sorted(names - parameters) if not signature.takes_kwargs else []
@@ -127,16 +131,17 @@ class PromptRegistry(Registry[Prompt]):
         super().__init__("prompt", on_change)
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
-            arguments: list[dict[str, Any]] | None = None, *, replace: bool = False) -> Prompt:
-        """Register ``fn`` as a prompt. A name already taken is an error unless ``replace=True``."""
+            arguments: list[dict[str, Any]] | None = None, *, replace: bool = False, **later: Any) -> Prompt:
+        """Register ``fn`` as a prompt. A name already taken is an error unless ``replace=True``.
+        ``later``: ``title``, ``icons``, ``meta`` (see ``Server.prompt``)."""
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a prompt needs a name: pass name='...'")
-        return self.put(name, Prompt(fn, name, description, arguments), replace=replace)  # PRM-02: list_changed
+        return self.put(name, Prompt(fn, name, description, arguments, **later), replace=replace)  # PRM-02: list_changed
 
-    def page(self, params: dict[str, Any], page_size: int | None) -> dict[str, Any]:
-        """``prompts/list``: one page of prompts."""
-        return pagination.list_result(self.items(), lambda p: p.name, "prompts", params, page_size)
+    def page(self, params: dict[str, Any], page_size: int | None, version: str | None = None) -> dict[str, Any]:
+        """``prompts/list``: one page of prompts, as a session of ``version`` sees them."""
+        return pagination.list_result(self.items(), lambda p: p.name, "prompts", params, page_size, version)
 
     def get(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``prompts/get``: check the arguments, call the function, shape the messages."""
@@ -150,7 +155,9 @@ class PromptRegistry(Registry[Prompt]):
         if not isinstance(arguments, dict):
             raise InvalidParams('Invalid params: "arguments" must be an object of strings')
         kwargs = prompt.check_arguments(arguments)  # PRM-08, PRM-10
-        result = prompt.result(prompt.call(ctx, kwargs))  # an exception in the function becomes -32603 (PRM-09)
+        value = prompt.call(ctx, kwargs)  # an exception in the function becomes -32603 (PRM-09)
+        version = ctx.session.lifecycle.protocol_version if ctx is not None else None  # None: no session, every kind
+        result = prompt.result(value, version)  # stand-ins for an older session (returns.py)
         if prompt.description and "description" not in result:
             result = {"description": prompt.description, **result}
         return result

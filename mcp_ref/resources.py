@@ -76,11 +76,11 @@ class Resource(Registered):
     """A concrete resource, or (with a template) a family of them."""
 
     def __init__(self, fn: Callable[..., Any], uri: str, name: str, description: str | None,
-                 mime_type: str | None, is_template: bool = False):
+                 mime_type: str | None, is_template: bool = False, **later: Any):
         from .functions.returns import resource_contents_list
 
         super().__init__(fn, f"resource template {uri!r}" if is_template else f"resource {uri!r}", description,
-                         label=f"resource {uri}")
+                         label=f"resource {uri}", **later)
         self.uri = uri
         self.name = name
         self.mime_type = mime_type
@@ -101,13 +101,14 @@ class Resource(Registered):
         raise InternalError(f"The handler of {self.uri} returned a {kind}, which cannot be sent as resource "
                             f"contents: {problem}")
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, version: str | None = None) -> dict[str, Any]:
+        """The resource or template in a list, with the fields of later revisions a session of ``version`` has."""
         item: dict[str, Any] = {("uriTemplate" if self.is_template else "uri"): self.uri, "name": self.name}
         if self.description:
             item["description"] = self.description
         if self.mime_type:
             item["mimeType"] = self.mime_type  # RES-14: the author vouches for every match
-        return item
+        return item | self.later_fields(version)
 
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
@@ -162,9 +163,9 @@ class ResourceRegistry:
         return bool(self.concrete or self.templates)
 
     def add(self, fn: Callable[..., Any], uri: str, name: str | None = None, description: str | None = None,
-            mime_type: str | None = None, *, template: bool = False, replace: bool = False) -> Resource:
+            mime_type: str | None = None, *, template: bool = False, replace: bool = False, **later: Any) -> Resource:
         """Register ``fn`` at ``uri`` (a URI template when ``template``). A URI already taken is an
-        error unless ``replace=True``."""
+        error unless ``replace=True``. ``later``: ``title``, ``icons``, ``meta`` (see ``Server.resource``)."""
         kind = "resource_template" if template else "resource"
         if not isinstance(uri, str):
             raise TypeError(f"@server.{kind} needs the URI first, e.g. @server.{kind}('notes://"
@@ -178,7 +179,7 @@ class ResourceRegistry:
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a resource needs a name: pass name='...'")
-        resource = Resource(fn, uri, name, description, mime_type, template)
+        resource = Resource(fn, uri, name, description, mime_type, template, **later)
         return (self.templates if template else self.concrete).put(uri, resource, replace=replace)
 
     def remove(self, uri: str) -> None:
@@ -190,11 +191,12 @@ class ResourceRegistry:
         else:
             raise KeyError(f"no resource or template {uri!r}")
 
-    def page(self, params: dict[str, Any], page_size: int | None, *, templates: bool = False) -> dict[str, Any]:
-        """``resources/list`` or ``resources/templates/list``: one page."""
+    def page(self, params: dict[str, Any], page_size: int | None, *, templates: bool = False,
+             version: str | None = None) -> dict[str, Any]:
+        """``resources/list`` or ``resources/templates/list``: one page, as a session of ``version`` sees it."""
         items = (self.templates if templates else self.concrete).items()
         field = "resourceTemplates" if templates else "resources"
-        return pagination.list_result(items, lambda r: r.uri, field, params, page_size)
+        return pagination.list_result(items, lambda r: r.uri, field, params, page_size, version)
 
     def has(self, uri: str) -> bool:
         """Whether ``uri`` is a registered resource URI or URI template (as written)."""

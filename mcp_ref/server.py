@@ -154,14 +154,16 @@ class Server:
         self.request_handlers: dict[str, Handler] = {
             "initialize": self._initialize,  # basic/lifecycle
             "ping": ping.answer,  # basic/utilities/ping
-            "tools/list": lambda ctx: self.tools.page(ctx.params, self.page_size),  # server/tools
+            "tools/list": lambda ctx: self.tools.page(ctx.params, self.page_size, _version(ctx)),  # server/tools
             "tools/call": lambda ctx: self.tools.call(ctx, ctx.params),
-            "resources/list": lambda ctx: self.resources.page(ctx.params, self.page_size),  # server/resources
-            "resources/templates/list": lambda ctx: self.resources.page(ctx.params, self.page_size, templates=True),
+            "resources/list": lambda ctx: self.resources.page(ctx.params, self.page_size,  # server/resources
+                                                              version=_version(ctx)),
+            "resources/templates/list": lambda ctx: self.resources.page(ctx.params, self.page_size, templates=True,
+                                                                        version=_version(ctx)),
             "resources/read": lambda ctx: self.resources.read(ctx, ctx.params),
             "resources/subscribe": lambda ctx: self.resources.subscribe(ctx.session, ctx.params),
             "resources/unsubscribe": lambda ctx: self.resources.unsubscribe(ctx.session, ctx.params),
-            "prompts/list": lambda ctx: self.prompts.page(ctx.params, self.page_size),  # server/prompts
+            "prompts/list": lambda ctx: self.prompts.page(ctx.params, self.page_size, _version(ctx)),  # server/prompts
             "prompts/get": lambda ctx: self.prompts.get(ctx, ctx.params),
             "logging/setLevel": lambda ctx: logs.set_level(ctx.session, ctx.params),  # utilities/logging
             "completion/complete": lambda ctx: self.completions.complete(  # utilities/completion
@@ -176,42 +178,55 @@ class Server:
     # --- registering features ---------------------------------------------------------------------
 
     def tool(self, name: str | None = None, description: str | None = None,
-             input_schema: dict[str, Any] | None = None, *, replace: bool = False) -> Callable[[F], F]:
+             input_schema: dict[str, Any] | None = None, *, title: str | None = None,
+             annotations: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
+             icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+             replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a tool. Name and description default to the function's name and
         docstring; the input schema to one derived from its type hints (hints.py). A parameter
         named ``ctx`` receives the request context. The return value becomes content by the
         table in returns.py. A name already registered is an error unless ``replace=True``.
-        (``@server.tool`` without parentheses works too.)"""
+        (``@server.tool`` without parentheses works too.) Later revisions' fields, each sent only
+        to a client of that revision or newer, and checked now: ``annotations`` (2025-03-26), a dict
+        of the spec's hints (``{"readOnlyHint": True, "destructiveHint": False, "idempotentHint",
+        "openWorldHint", "title"}``); ``title`` and ``meta`` (``_meta``, 2025-06-18); ``output_schema``
+        (2025-06-18; default: derived from a structured return hint, signatures.py); ``icons``
+        (2025-11-25), ``[{"src": "https://...", "mimeType"?, "sizes"?, "theme"?}]``."""
+        later = {"title": title, "annotations": annotations, "output_schema": output_schema, "icons": icons, "meta": meta}
         if callable(name):  # used bare: @server.tool
             fn, name = name, None
             self.tools.add(fn)
             return fn
 
         def register(fn: F) -> F:
-            self.tools.add(fn, name, description, input_schema, replace=replace)
+            self.tools.add(fn, name, description, input_schema, replace=replace, **later)
             return fn
         return register
 
     def resource(self, uri: str, name: str | None = None, description: str | None = None,
-                 mime_type: str | None = None, *, replace: bool = False) -> Callable[[F], F]:
+                 mime_type: str | None = None, *, title: str | None = None, icons: list[dict[str, Any]] | None = None,
+                 meta: dict[str, Any] | None = None, replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a resource at ``uri``. The function returns str (text), bytes
         (blob) or data (JSON); see returns.py. A URI already registered is an error unless
-        ``replace=True``."""
+        ``replace=True``. ``title``, ``icons``, ``meta``: as for ``tool``."""
         self._refuse_bare("resource", uri)
 
         def register(fn: F) -> F:
-            self.resources.add(fn, uri, name, description, mime_type, replace=replace)
+            self.resources.add(fn, uri, name, description, mime_type, replace=replace, title=title, icons=icons, meta=meta)
             return fn
         return register
 
     def resource_template(self, uri_template: str, name: str | None = None, description: str | None = None,
-                          mime_type: str | None = None, *, replace: bool = False) -> Callable[[F], F]:
+                          mime_type: str | None = None, *, title: str | None = None,
+                          icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+                          replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a URI template such as ``notes://{topic}``; the function gets the
         variables as keyword arguments (converted to its type hints), and must take each of them."""
         self._refuse_bare("resource_template", uri_template)
 
         def register(fn: F) -> F:
-            self.resources.add(fn, uri_template, name, description, mime_type, template=True, replace=replace)
+            self.resources.add(fn, uri_template, name, description, mime_type, template=True, replace=replace,
+                               title=title, icons=icons, meta=meta)
             return fn
         return register
 
@@ -223,18 +238,21 @@ class Server:
                             f"above {getattr(uri, '__name__', 'the function')}")
 
     def prompt(self, name: str | None = None, description: str | None = None,
-               arguments: list[dict[str, Any]] | None = None, *, replace: bool = False) -> Callable[[F], F]:
+               arguments: list[dict[str, Any]] | None = None, *, title: str | None = None,
+               icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+               replace: bool = False) -> Callable[[F], F]:
         """Decorator: register a prompt. Arguments default to the function's parameters (required
-        when they have no default). Return a str (one user message) or a list of messages; see
-        returns.py. A name already registered is an error unless ``replace=True``.
-        (``@server.prompt`` without parentheses works too.)"""
+        when they have no default; an argument given by hand may have a ``title``, 2025-06-18).
+        Return a str (one user message) or a list of messages; see returns.py. A name already
+        registered is an error unless ``replace=True``. ``title``, ``icons``, ``meta``: as for
+        ``tool``. (``@server.prompt`` without parentheses works too.)"""
         if callable(name):  # used bare: @server.prompt
             fn, name = name, None
             self.prompts.add(fn)
             return fn
 
         def register(fn: F) -> F:
-            self.prompts.add(fn, name, description, arguments, replace=replace)
+            self.prompts.add(fn, name, description, arguments, replace=replace, title=title, icons=icons, meta=meta)
             return fn
         return register
 
@@ -471,3 +489,8 @@ class Server:
             session.closed.wait()  # LC-19: done at end of stdin, or when the session ends
         except KeyboardInterrupt:
             session.close("interrupted")
+
+
+def _version(ctx: RequestContext) -> str | None:
+    """The revision the session of ``ctx`` agreed on: what its lists may carry."""
+    return ctx.session.lifecycle.protocol_version

@@ -17,6 +17,12 @@ In short:
 5. Servers must validate inputs (TOOL-08): we check arguments against ``inputSchema`` with
    jsonschema before the function is called.
 
+Later revisions hook in here, each at its line: ``annotations`` (2025-03-26), ``title``,
+``_meta``, ``outputSchema`` and ``structuredContent`` (2025-06-18), ``icons``, JSON Schema
+2020-12 as the default dialect, the tool-name guidance and arguments that fail the schema as an
+``isError`` result (2025-11-25); a session of an older revision gets none of them (see
+mcp_ref/revisions/v2025_*.py, and the README's "What an older client sees").
+
 Server side: ``ToolRegistry`` (used by ``@server.tool``). The Python side lives in mcp_ref/functions/:
 hints.py derives the ``inputSchema`` from the function's type hints and turns the arguments into
 typed values; returns.py turns what the function returns into content. Client side:
@@ -26,11 +32,14 @@ typed values; returns.py turns what the function returns into content. Client si
 from __future__ import annotations
 
 import logging
+import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from . import content, pagination
-from .functions.registry import Registered, Registry, did_you_mean, error_text
+from .functions.registry import Registered, Registry, close_matches, did_you_mean, error_text
+from .lifecycle import LATEST_PROTOCOL_VERSION, since
 from .machinery.quickcheck import compile_quick_check
 from .messages import InvalidParams, McpError
 
@@ -44,26 +53,73 @@ log = logging.getLogger("mcp_ref.tools")
 # --- the server's registry -----------------------------------------------------------------------
 
 
+# revisions/v2025_03_26.py, item 4: the hints a tool's annotations may give, and their types
+ANNOTATIONS = {"title": str, "readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool, "openWorldHint": bool}
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # revisions/v2025_11_25.py, item 7: a SHOULD
+
+
+def schema_validator(schema: Any, what: str) -> Any:
+    """A jsonschema validator for ``schema``, in the dialect its ``$schema`` names, or JSON Schema
+    2020-12 when it names none (revisions/v2025_11_25.py, item 5; a draft-07 schema says so in
+    ``$schema``). A schema that is not valid in its dialect, or names one jsonschema does not know,
+    is the author's mistake (or the peer's): a ValueError now, not at the first call."""
+    import jsonschema  # heavy: imported with the first tool registered, not by `import mcp_ref`
+
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ValueError(f'{what} must be a JSON Schema with "type": "object", not {schema!r}')
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    dialect = schema.get("$schema")
+    known = str(cls.META_SCHEMA.get("$id") or cls.META_SCHEMA.get("id", ""))  # draft 4 names it "id"
+    if dialect is not None and str(dialect).rstrip("#") != known.rstrip("#"):
+        raise ValueError(f"{what} names the dialect {dialect!r}, which jsonschema does not know")
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        hint = "" if dialect else ", the default dialect since 2025-11-25; a draft-07 schema names its $schema"
+        raise ValueError(f"{what} is not a valid JSON Schema ({known}{hint}): {exc.message} "
+                         f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
+    return cls(schema)
+
+
+def checked_annotations(annotations: Any, what: str) -> dict[str, Any] | None:
+    """The ``annotations=`` of a tool, refused now unless a dict of the spec's hint names and types."""
+    if annotations is None:
+        return None
+    if not isinstance(annotations, dict):
+        raise TypeError(f"{what}: annotations must be a dict such as {{'readOnlyHint': True}}, not {annotations!r}")
+    for key, value in annotations.items():
+        if key not in ANNOTATIONS:
+            raise ValueError(f"{what}: unknown annotation {key!r}{did_you_mean(close_matches(key, ANNOTATIONS))}; "
+                             f"the spec's are {', '.join(ANNOTATIONS)}")
+        if not isinstance(value, ANNOTATIONS[key]):
+            raise TypeError(f"{what}: annotation {key!r} must be a {ANNOTATIONS[key].__name__}, not {value!r}")
+    return dict(annotations)
+
+
 class Tool(Registered):
     """One registered tool: its wire description and the function behind it. ``input_schema``
-    defaults to the one derived from the function's type hints (functions/hints.py)."""
+    defaults to the one derived from the function's type hints (functions/hints.py), and
+    ``output_schema`` to the one derived from its return hint when that is structured
+    (signatures.py ``Signature.output_schema``)."""
 
     def __init__(self, fn: Callable[..., Any], name: str, description: str | None,
-                 input_schema: dict[str, Any] | None = None):
-        import jsonschema  # heavy: imported with the first tool registered, not by `import mcp_ref`
-
+                 input_schema: dict[str, Any] | None = None, *, output_schema: dict[str, Any] | None = None,
+                 annotations: dict[str, Any] | None = None, **later: Any):
         from .functions.hints import passes_through
         from .functions.returns import tool_result
 
-        super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}")
+        super().__init__(fn, f"tool {name!r}", description, label=f"tool {name}", **later)
         self.name = name
+        if not _NAME.fullmatch(name):  # revisions/v2025_11_25.py, item 7: guidance, so a warning
+            warnings.warn(f"tool name {name!r}: MCP 2025-11-25 asks for 1 to 128 characters of A-Z a-z 0-9 _ - . "
+                          "(clients may refuse others)", stacklevel=4)
+        self.annotations = checked_annotations(annotations, self.what)
         self.input_schema = input_schema if input_schema is not None else self.signature.input_schema()
-        try:  # a schema that is not JSON Schema is the author's mistake: say so now, not at the first call
-            jsonschema.Draft7Validator.check_schema(self.input_schema)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"the input schema of tool {name!r} is not a valid JSON Schema: {exc.message} "
-                             f"(at {'/'.join(map(str, exc.absolute_path)) or 'its top'})") from None
-        self._validator = jsonschema.Draft7Validator(self.input_schema)  # TOOL-08: compiled once, at registration
+        self._validator = schema_validator(self.input_schema, f"the input schema of tool {name!r}")  # TOOL-08: once
+        # revisions/v2025_06_18.py, item 2: a tool whose result is structured says so by its schema
+        self.output_schema = output_schema if output_schema is not None else self.signature.output_schema()
+        self.output_validator = (None if self.output_schema is None
+                                 else schema_validator(self.output_schema, f"the output schema of tool {name!r}"))
         self._quick_check = compile_quick_check(self.input_schema)  # the common case, cheaply (quickcheck.py)
         # Arguments the quick check proved valid are each of their parameter's JSON type; when every
         # parameter takes such a value as it is (str, int, bool, Any), there is nothing to convert.
@@ -76,11 +132,37 @@ class Tool(Registered):
         self.result = self.converter(tool_result, lambda kind, exc: _error_result(
             name, TypeError(f"it returned a {kind} that cannot be sent ({exc})")))
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, version: str | None = None) -> dict[str, Any]:
+        """The tool in ``tools/list``, with the fields of later revisions a session of ``version`` has."""
         tool: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
         if self.description:
             tool["description"] = self.description
-        return tool
+        if self.annotations is not None and since(version, "2025-03-26"):  # revisions/v2025_03_26.py, item 4
+            tool["annotations"] = self.annotations
+        if self.output_schema is not None and since(version, "2025-06-18"):  # revisions/v2025_06_18.py, item 2
+            tool["outputSchema"] = self.output_schema
+        return tool | self.later_fields(version)
+
+    def structured(self, value: Any, result: dict[str, Any]) -> dict[str, Any]:
+        """revisions/v2025_06_18.py, item 2: ``result`` with ``structuredContent``, the value as JSON,
+        checked against ``outputSchema``. A value that does not conform is the author's bug: an
+        ``isError`` result that says so, never a result that breaks the tool's own promise."""
+        from .functions.returns import UnsupportedReturn, is_tool_result, jsonable
+
+        if result.get("isError"):
+            return result  # a failed call owes no structured result
+        problem: str | None = None
+        try:
+            structured = value.get("structuredContent") if is_tool_result(value) else jsonable(value)
+        except UnsupportedReturn as exc:
+            structured, problem = None, str(exc)
+        if isinstance(structured, dict) and self.output_validator is not None:
+            error = next(iter(self.output_validator.iter_errors(structured)), None)
+            problem = str(error.message) if error is not None else None
+        if problem or not isinstance(structured, dict):
+            return _error_result(self.name, TypeError(f"its structured result does not match its outputSchema: "
+                                                      f"{problem or f'{structured!r} is not an object'}"))
+        return {**result, "structuredContent": structured}
 
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """TOOL-08: validate ``arguments`` against the schema, then convert them to the typed
@@ -93,7 +175,7 @@ class Tool(Registered):
         return self.read_arguments(arguments)
 
     def _validate(self, arguments: dict[str, Any]) -> None:
-        """TOOL-08: the check against ``inputSchema`` (jsonschema, draft 7); the first error, by
+        """TOOL-08: the check against ``inputSchema`` (jsonschema, in its dialect); the first error, by
         place in the arguments, becomes the -32602's message."""
         errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))  # TOOL-08
         if errors:
@@ -116,18 +198,19 @@ class ToolRegistry(Registry[Tool]):
         super().__init__("tool", on_change)
 
     def add(self, fn: Callable[..., Any], name: str | None = None, description: str | None = None,
-            input_schema: dict[str, Any] | None = None, *, replace: bool = False) -> Tool:
-        """Register ``fn`` as a tool. A name already taken is an error unless ``replace=True``."""
+            input_schema: dict[str, Any] | None = None, *, replace: bool = False, **later: Any) -> Tool:
+        """Register ``fn`` as a tool. A name already taken is an error unless ``replace=True``.
+        ``later``: ``title``, ``annotations``, ``icons``, ``meta``, ``output_schema`` (see ``Server.tool``)."""
         name = name if name is not None else getattr(fn, "__name__", None)
         if not isinstance(name, str) or not name:
             raise TypeError("a tool needs a name: pass name='...'")
         if input_schema is not None and (not isinstance(input_schema, dict) or input_schema.get("type") != "object"):
             raise ValueError('a tool\'s input_schema must be a JSON Schema with "type": "object"')
-        return self.put(name, Tool(fn, name, description, input_schema), replace=replace)  # TOOL-06: list_changed
+        return self.put(name, Tool(fn, name, description, input_schema, **later), replace=replace)  # TOOL-06
 
-    def page(self, params: dict[str, Any], page_size: int | None) -> dict[str, Any]:
-        """``tools/list``: one page of tools."""
-        return pagination.list_result(self.items(), lambda t: t.name, "tools", params, page_size)
+    def page(self, params: dict[str, Any], page_size: int | None, version: str | None = None) -> dict[str, Any]:
+        """``tools/list``: one page of tools, as a session of ``version`` sees them."""
+        return pagination.list_result(self.items(), lambda t: t.name, "tools", params, page_size, version)
 
     def call(self, ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         """``tools/call``: find, validate, run; tool failures become ``isError`` results."""
@@ -144,7 +227,13 @@ class ToolRegistry(Registry[Tool]):
             arguments = {}
         if not isinstance(arguments, dict):
             raise InvalidParams(f'Invalid params: "arguments" of tool {name!r} must be an object')
-        kwargs = tool.arguments(arguments)  # TOOL-08
+        version = ctx.session.lifecycle.protocol_version if ctx is not None else LATEST_PROTOCOL_VERSION  # no session: all
+        try:
+            kwargs = tool.arguments(arguments)  # TOOL-08
+        except InvalidParams as exc:  # revisions/v2025_11_25.py, item 6: from 2025-11-25, for the model to fix
+            if not since(version, "2025-11-25"):
+                raise
+            return {"content": [content.text(exc.message)], "isError": True}
         try:
             value = tool.call(ctx, kwargs)
         except McpError as exc:
@@ -153,7 +242,12 @@ class ToolRegistry(Registry[Tool]):
             return _error_result(name, exc)  # a request the tool made failed (sampling refused...)
         except Exception as exc:  # TOOL-17: report inside the result, without a traceback
             return _error_result(name, exc)
-        return tool.result(value)
+        result = tool.result(value, version)  # audio, resource links: stand-ins for an older session (returns.py)
+        if tool.output_validator is not None:
+            result = tool.structured(value, result)
+        if "structuredContent" in result and not since(version, "2025-06-18"):
+            del result["structuredContent"]  # revisions/v2025_06_18.py, item 2: an older client reads the text
+        return result
 
 
 # The JSON types a Python value of the arguments can have (a JSON integer is a number too).

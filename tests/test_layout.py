@@ -143,9 +143,10 @@ def test_each_later_revision_is_a_module_that_names_its_revision_and_its_new_pag
 
 
 def test_the_library_stays_under_its_line_budget() -> None:
-    """The library a student reads (the later transport's room included) under 13,000 lines;
-    the checker, beside it, is not part of it."""
-    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py"))
+    """The library a student reads (the later transport's room included) under 13,000 lines,
+    the later revisions' room aside (issue 33); the checker, beside it, is not part of it."""
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")
+                if REVISIONS not in p.relative_to(PACKAGE).parts)
     assert lines < LIBRARY_LINES, f"mcp_ref/ is {lines} lines"
 
 

@@ -19,8 +19,8 @@ In short:
    str, int, float, bool, None        string, integer, number, ...   the value (int -> float)
    Any, object, no hint               ``{}``                         the JSON value
    list[T], Sequence[T], set[T],      array (``uniqueItems`` for     list, set, frozenset,
-   frozenset[T], tuple[T, ...],       sets; fixed length for         tuple
-   tuple[A, B]                        ``tuple[A, B]``)
+   frozenset[T], tuple[T, ...],       sets; ``prefixItems`` and a    tuple
+   tuple[A, B]                        fixed length for tuple[A, B])
    dict[str, T], Mapping[str, T]      object                         dict
    Optional[T], Union[A, B], A | B    anyOf                          the first option that fits
    Literal["a", "b"]                  enum                           the value
@@ -95,7 +95,7 @@ class Hints:
     # --- hint -> JSON Schema ---------------------------------------------------------------------
 
     def schema(self, hint: Any) -> dict[str, Any]:
-        """The JSON Schema (draft-07) for values of ``hint``."""
+        """The JSON Schema for values of ``hint`` (valid in draft-07 and in 2020-12)."""
         kind = kind_of(hint)
         args = typing.get_args(hint)
         if kind == "any":
@@ -143,7 +143,9 @@ class Hints:
         schema: dict[str, Any] = {"type": "array"}
         container = ARRAYS[typing.get_origin(hint) or hint]
         if container is tuple and args and args[-1] is not Ellipsis:  # tuple[A, B]: fixed length
-            return {**schema, "items": [self.schema(a) for a in args], "minItems": len(args), "maxItems": len(args)}
+            # prefixItems: JSON Schema 2020-12's word (the default dialect since 2025-11-25); a draft-07
+            # reader ignores it and still checks the length
+            return {**schema, "prefixItems": [self.schema(a) for a in args], "minItems": len(args), "maxItems": len(args)}
         if args:
             item = self.schema(args[0])
             if item:

@@ -14,6 +14,10 @@ converted is the same for all three, and lives here once:
    refusal, at once, of what cannot be served (an ``async def``, a hint with no JSON Schema).
    ``call`` runs it; a ``reader`` turns the peer's values into the typed ones its hints ask for;
    a ``converter`` puts what it returned through a table of returns.py.
+3. What later revisions let a listed item carry beside its 2024-11-05 fields: ``title`` and
+   ``_meta`` (2025-06-18), ``icons`` (2025-11-25). ``Registered`` checks them at registration and
+   ``later_fields(version)`` gives those the session's revision has, so an older client gets none
+   (https://modelcontextprotocol.io/specification/2025-11-25/basic/index#icons).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from ..lifecycle import since
 
 if TYPE_CHECKING:
     from .convert import ArgumentError
@@ -111,15 +117,29 @@ class Registered:
     """A function a server author registered, as ``what`` ("tool 'add'") names it in messages to the
     author and ``label`` ("tool add") in the server log."""
 
-    def __init__(self, fn: Callable[..., Any], what: str, description: str | None, *, label: str):
+    def __init__(self, fn: Callable[..., Any], what: str, description: str | None, *, label: str,
+                 title: str | None = None, icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None):
         from .signatures import Signature
 
+        check_later_fields(what, title, icons, meta)
+        self.title, self.icons, self.meta = title, icons, meta
         self.fn = fn
         self.what = what
         self.label = label  # how the server log names it: "tool add"
         self.signature = Signature(fn, what)  # refuses async functions and unusable hints, now
         self.description = description if description is not None else self.signature.doc
         self.context_parameter = self.signature.context
+
+    def later_fields(self, version: str | None) -> dict[str, Any]:
+        """The fields of later revisions a session of ``version`` gets in a list (none for 2024-11-05)."""
+        fields: dict[str, Any] = {}
+        if self.title is not None and since(version, "2025-06-18"):  # revisions/v2025_06_18.py, item 4
+            fields["title"] = self.title
+        if self.icons and since(version, "2025-11-25"):  # revisions/v2025_11_25.py, item 1
+            fields["icons"] = self.icons
+        if self.meta is not None and since(version, "2025-06-18"):
+            fields["_meta"] = self.meta
+        return fields
 
     def call(self, ctx: Any, arguments: dict[str, Any]) -> Any:
         """Run the function with ``arguments`` (already typed), and the context if it takes one."""
@@ -156,3 +176,34 @@ class Registered:
                 return fail(type(value).__name__, exc)
 
         return converted
+
+
+_ICON_FIELDS = {"src": str, "mimeType": str, "sizes": list, "theme": str}
+
+
+def check_later_fields(what: str, title: Any, icons: Any, meta: Any) -> None:
+    """Refuse, at registration, a ``title`` that is not a str, ``icons`` that are not a list of
+    ``{"src": URI, "mimeType"?, "sizes"?: [str], "theme"?: "light"|"dark"}``, a ``meta`` that is not
+    a JSON object (the spec's ``_meta``)."""
+    import json
+
+    from ..content import is_uri
+
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"{what}: title must be a str, not {type(title).__name__}")
+    for icon in icons if isinstance(icons, list) else [None] if icons is not None else []:
+        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str) or not is_uri(icon["src"]) \
+                or any(key not in _ICON_FIELDS or not isinstance(value, _ICON_FIELDS[key]) for key, value in icon.items()) \
+                or icon.get("theme", "light") not in ("light", "dark") \
+                or not all(isinstance(size, str) for size in icon.get("sizes", [])):
+            raise ValueError(f"{what}: icons must be a list of dicts {{'src': an https: or data: URI, 'mimeType'?: str, "
+                             f"'sizes'?: ['48x48', ...], 'theme'?: 'light' or 'dark'}}, not {icons!r}")
+    if meta is not None:
+        try:
+            plain = isinstance(meta, dict) and all(isinstance(key, str) for key in meta) \
+                and bool(json.dumps(meta, allow_nan=False))
+        except (TypeError, ValueError):
+            plain = False
+        if not plain:
+            raise TypeError(f"{what}: meta must be a dict of JSON values with str keys (it is sent as _meta), "
+                            f"not {meta!r}")

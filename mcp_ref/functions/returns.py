@@ -8,8 +8,11 @@ fails with an error that names what was returned. Nothing invalid reaches the wi
 
 Three words the tables use:
 
-- *content*: a ``str``; ``bytes`` (or bytearray, memoryview); an ``Image``; an
-  ``EmbeddedResource``; or a dict that is a valid content item (``content.content_problem``).
+- *content*: a ``str``; ``bytes`` (or bytearray, memoryview); an ``Image``, ``Audio``,
+  ``EmbeddedResource`` or ``ResourceLink``; or a dict that is a valid content item
+  (``content.content_problem``). An item of a kind the session's revision does not have (audio
+  before 2025-03-26, a resource link before 2025-06-18) goes as ``content.stand_in``'s text:
+  the one place where a result is shaped for an older client (``version``, below).
 - *data*: any other value JSON can carry: dict, list, tuple, set, int, float, bool, None,
   dataclass, pydantic model, Enum (its value), datetime/date/time (ISO 8601), UUID and Path
   (as strings). Data is sent as JSON text; NaN and Infinity are refused (JSON has neither).
@@ -67,16 +70,21 @@ from pathlib import PurePath
 from typing import Any
 
 from ..content import (
+    LATER_KINDS,
+    Audio,
     EmbeddedResource,
     Image,
+    ResourceLink,
     content_problem,
     contents_problem,
     embedded_resource,
     image,
     resource_contents,
     sniff_image_type,
+    stand_in,
     text,
 )
+from ..lifecycle import since
 
 log = logging.getLogger("mcp_ref.functions.returns")
 
@@ -84,11 +92,22 @@ BYTES_URI = "mcp-ref://bytes/sha256/{}"  # where a tool's bytes of unknown type 
 _CONTENTS_KEYS = {"uri", "mimeType", "text", "blob", "_meta"}
 
 
+_OBJECTS = (Image, Audio, EmbeddedResource, ResourceLink)  # the content classes a handler may return
+
+
 class UnsupportedReturn(TypeError):
     """A handler returned a value that no table row converts; the message says what it was."""
 
 
 # --- data -> JSON text ---------------------------------------------------------------------------
+
+
+def jsonable(value: Any) -> Any:
+    """A data value made of JSON's own types (a dataclass -> a dict...); UnsupportedReturn if it has none."""
+    try:
+        return _jsonable(value, "the value")
+    except RecursionError:
+        raise UnsupportedReturn("a value nested too deeply, or that contains itself") from None
 
 
 def to_json(value: Any) -> str:
@@ -121,7 +140,7 @@ def _jsonable(value: Any, where: str) -> Any:
             return sorted(items)
         except TypeError:
             return items
-    if isinstance(value, (bytes, bytearray, memoryview, Image, EmbeddedResource)):
+    if isinstance(value, (bytes, bytearray, memoryview, *_OBJECTS)):
         raise UnsupportedReturn(f"{where} is {type(value).__name__}, which cannot sit inside data: return it on "
                                 "its own or as an element of a top-level list")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -180,7 +199,7 @@ def _is_bytes(value: Any) -> bool:
 
 def is_content(value: Any) -> bool:
     """Whether ``value`` is *content* (see the module docstring)."""
-    if isinstance(value, (str, Image, EmbeddedResource)) or _is_bytes(value):
+    if isinstance(value, (str, *_OBJECTS)) or _is_bytes(value):
         return True
     return isinstance(value, dict) and content_problem(value) is None
 
@@ -194,20 +213,28 @@ def bytes_content(data: bytes) -> dict[str, Any]:
     return embedded_resource(uri, data, "application/octet-stream")  # PRM-05: always a MIME type
 
 
-def content_item(value: Any) -> dict[str, Any]:
-    """One content item for a content value; JSON text for data."""
+def content_item(value: Any, version: str | None = None) -> dict[str, Any]:
+    """One content item for a content value, as a session of ``version`` can take it (None: any
+    kind); JSON text for data."""
     if isinstance(value, str):
         return text(value)
-    if isinstance(value, (Image, EmbeddedResource)):
-        return value.to_content()
+    if isinstance(value, _OBJECTS):
+        return for_revision(value.to_content(), version)
     if _is_bytes(value):
         return bytes_content(bytes(value))
-    if isinstance(value, dict) and value.get("type") in ("text", "image", "resource"):
+    if isinstance(value, dict) and value.get("type") in ("text", "image", "resource", *LATER_KINDS):
         problem = content_problem(value)
         if problem is None:
-            return value
+            return for_revision(value, version)
         _warn_lookalike("a content item", problem)
     return text(to_json(value))
+
+
+def for_revision(item: dict[str, Any], version: str | None) -> dict[str, Any]:
+    """``item``, or its ``stand_in`` for a session whose revision lacks its kind (README: "What an
+    older client sees"; revisions/v2025_03_26.py, item 5; v2025_06_18.py, item 3)."""
+    revision = LATER_KINDS.get(item["type"])
+    return item if revision is None or version is None or since(version, revision) else stand_in(item, version)
 
 
 def _mixes(value: Any) -> bool:
@@ -217,16 +244,17 @@ def _mixes(value: Any) -> bool:
 # --- the three tables ----------------------------------------------------------------------------
 
 
-def tool_result(value: Any) -> dict[str, Any]:
-    """A tool function's return value -> a ``CallToolResult`` (raises UnsupportedReturn)."""
+def tool_result(value: Any, version: str | None = None) -> dict[str, Any]:
+    """A tool function's return value -> a ``CallToolResult`` for a session of ``version`` (raises
+    UnsupportedReturn)."""
     if _is_tool_result(value):
-        return {**value, "content": [item.to_content() if isinstance(item, (Image, EmbeddedResource)) else item
+        return {**value, "content": [for_revision(item.to_content() if isinstance(item, _OBJECTS) else item, version)
                                      for item in value["content"]]}
     if isinstance(value, dict) and isinstance(value.get("content"), list):
         _warn_lookalike("a tool result", "each element of content must be a valid content item; isError a bool")
     if _mixes(value):
-        return {"content": [content_item(v) for v in value]}
-    return {"content": [content_item(value)]}
+        return {"content": [content_item(v, version) for v in value]}
+    return {"content": [content_item(value, version)]}
 
 
 def _is_tool_result(value: Any) -> bool:
@@ -236,24 +264,29 @@ def _is_tool_result(value: Any) -> bool:
         return False
     if "_meta" in value and not isinstance(value["_meta"], dict):
         return False
-    return all(isinstance(item, (Image, EmbeddedResource)) or content_problem(item) is None
+    if "structuredContent" in value and not isinstance(value["structuredContent"], dict):
+        return False
+    return all(isinstance(item, _OBJECTS) or content_problem(item) is None
                for item in value["content"])
 
 
-def prompt_result(value: Any) -> dict[str, Any]:
+is_tool_result = _is_tool_result  # for tools.py: a result the tool built itself (kept private on the walk)
+
+
+def prompt_result(value: Any, version: str | None = None) -> dict[str, Any]:
     """A prompt function's return value -> a ``GetPromptResult`` (raises UnsupportedReturn)."""
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         if not isinstance(value.get("description", ""), str):
             raise UnsupportedReturn("a result whose description is not a string")
         if not isinstance(value.get("_meta", {}), dict):
             raise UnsupportedReturn("a result whose _meta is not an object")
-        return {**value, "messages": [_message(m) for m in value["messages"]]}
+        return {**value, "messages": [_message(m, version) for m in value["messages"]]}
     if isinstance(value, (list, tuple)):
-        return {"messages": [_message(m) for m in value]}
-    return {"messages": [_message(value)]}
+        return {"messages": [_message(m, version) for m in value]}
+    return {"messages": [_message(value, version)]}
 
 
-def _message(value: Any) -> dict[str, Any]:
+def _message(value: Any, version: str | None) -> dict[str, Any]:
     if value is None:
         raise UnsupportedReturn("None: a prompt returns its messages (a str, a message dict, or a list of "
                                 "them); was a `return` forgotten?")
@@ -264,8 +297,8 @@ def _message(value: Any) -> dict[str, Any]:
         if isinstance(value["content"], (list, tuple)):
             raise UnsupportedReturn("a message whose content is a list; a message has one content item: "
                                     "return one message per item instead")
-        return {**value, "content": content_item(value["content"])}
-    return {"role": "user", "content": content_item(value)}
+        return {**value, "content": content_item(value["content"], version)}
+    return {"role": "user", "content": content_item(value, version)}
 
 
 def resource_contents_list(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
@@ -281,7 +314,7 @@ def resource_contents_list(value: Any, uri: str, mime_type: str | None) -> list[
 
 
 def _is_contents(value: Any, uri: str) -> bool:
-    if isinstance(value, (str, Image, EmbeddedResource)) or _is_bytes(value):
+    if isinstance(value, (str, Image, Audio, EmbeddedResource)) or _is_bytes(value):
         return True
     return isinstance(value, dict) and set(value) <= _CONTENTS_KEYS and contents_problem({"uri": uri, **value}) is None
 
@@ -292,7 +325,7 @@ def _contents(value: Any, uri: str, mime_type: str | None) -> dict[str, Any]:
     if _is_bytes(value):
         data = bytes(value)
         return resource_contents(uri, data, mime_type or sniff_image_type(data))  # RES-10
-    if isinstance(value, Image):
+    if isinstance(value, (Image, Audio)):
         return resource_contents(uri, bytes(value.data), value.mime_type)
     if isinstance(value, EmbeddedResource):
         return dict(value.to_content()["resource"])

@@ -14,7 +14,8 @@ In short:
    not an argument; ``*args`` is ignored; ``**kwargs`` accepts arguments of any name.
 3. Each parameter's description comes from ``Annotated[int, "the count"]``, else from the
    docstring: a Google-style ``Args:`` section or reST ``:param count:`` lines.
-4. From these: ``input_schema()`` (a tool's ``inputSchema``), ``json_reader()`` (JSON
+4. From these: ``input_schema()`` (a tool's ``inputSchema``), ``output_schema()`` (its
+   ``outputSchema``, 2025-06-18, when the return hint is structured), ``json_reader()`` (JSON
    arguments -> typed keyword arguments) and ``string_reader()`` (string arguments of prompts
    and URI templates -> typed keyword arguments), using the table of hints.py.
 """
@@ -31,6 +32,7 @@ from typing import Annotated, Any
 
 from .convert import Converter
 from .hints import Hints, description_of, from_string, string_problem, with_default
+from .kinds import kind_of
 
 
 def refuse_async(fn: Callable[..., Any], what: str) -> None:
@@ -163,6 +165,7 @@ class Signature:
         self.context: str | None = None
         self.parameters: list[Parameter] = []
         self.takes_kwargs = False
+        self.returns = hints.get("return", signature.return_annotation)  # a str if it could not be resolved
         for p in signature.parameters.values():
             hint = hints.get(p.name, p.annotation)
             if p.kind is p.VAR_KEYWORD:
@@ -206,6 +209,23 @@ class Signature:
         if hints.definitions:
             result["definitions"] = hints.definitions
         return result
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """A tool's ``outputSchema`` (2025-06-18,
+        https://modelcontextprotocol.io/specification/2025-06-18/server/tools#output-schema) when the
+        return hint is structured: a TypedDict, a dataclass, a pydantic model, or ``dict[str, T]`` with a
+        T that says something. None for any other: ``-> str``, ``-> int``, ``-> list[...]``, ``-> dict``
+        and ``-> dict[str, Any]`` stay unstructured (their value is content, as in 2024-11-05; a
+        tool that wants ``{"result": 3}`` says so with ``output_schema=`` and returns the dict)."""
+        kind, args = kind_of(self.returns), typing.get_args(self.returns)
+        if kind not in ("dataclass", "typeddict", "pydantic", "mapping") or (
+                kind == "mapping" and (len(args) != 2 or args[1] in (Any, object))):
+            return None
+        hints = Hints(f"the return value of {self.what}")
+        schema = hints.schema(self.returns)
+        if "$ref" in schema:  # a class that contains itself: its definition at the top
+            schema = dict(hints.definitions[schema["$ref"].rsplit("/", 1)[1]])
+        return {**schema, "definitions": hints.definitions} if hints.definitions else schema
 
     def json_reader(self, lenient: bool = False) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """A function from JSON arguments (already schema-checked) to keyword arguments of the

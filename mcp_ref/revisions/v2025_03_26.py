@@ -19,10 +19,12 @@ Adds
    client.py ``Client.complete``).
    https://modelcontextprotocol.io/specification/2025-03-26/server/utilities/completion
 4. Tool annotations: hints about a tool's behaviour (``readOnlyHint``, ``destructiveHint``,
-   ``idempotentHint``, ``openWorldHint``, ``title``), to be treated as untrusted by clients.
-   https://modelcontextprotocol.io/specification/2025-03-26/server/tools
+   ``idempotentHint``, ``openWorldHint``, ``title``), to be treated as untrusted by clients
+   (``@server.tool(annotations={...})``, checked by tools.py ``checked_annotations``, listed by
+   ``Tool.to_wire``). https://modelcontextprotocol.io/specification/2025-03-26/server/tools
 5. Audio content (``{"type": "audio", "data", "mimeType"}``) in tool results, prompt messages and
-   sampling messages.
+   sampling messages (content.py ``Audio``, ``audio``, ``content_problem``; an older session gets
+   ``stand_in``'s text, by functions/returns.py ``for_revision``).
 6. A ``message`` on ``notifications/progress``.
    https://modelcontextprotocol.io/specification/2025-03-26/basic/utilities/progress
 

@@ -5,17 +5,18 @@ https://modelcontextprotocol.io/specification/2025-11-25/changelog
 
 Adds
 1. Icons on the server's identity, tools, resources, templates and prompts; a ``description``
-   and ``websiteUrl`` on ``serverInfo``.
+   and ``websiteUrl`` on ``serverInfo``. (Icons of tools, resources, templates, prompts:
+   ``icons=`` of the decorators, checked and listed by functions/registry.py.)
 2. URL-mode elicitation (``mode: "url"``), with ``notifications/elicitation/complete``.
 3. Tools in sampling: ``tools`` and ``toolChoice`` in ``sampling/createMessage``.
 4. Defaults and titled enums in elicitation schemas.
 
 Changes
 5. JSON Schema 2020-12 is the dialect of a schema that names none (``inputSchema``,
-   ``outputSchema``).
+   ``outputSchema``): tools.py ``schema_validator``; a derived tuple uses ``prefixItems`` (hints.py).
 6. Arguments that fail a tool's ``inputSchema`` are a tool error (a result with ``isError``) the
-   model can read and correct, no longer a protocol error.
-7. Tool names: 1 to 128 characters of ``A-Z a-z 0-9 _ - .``.
+   model can read and correct, no longer a protocol error (tools.py ``ToolRegistry.call``).
+7. Tool names: 1 to 128 characters of ``A-Z a-z 0-9 _ - .`` (a SHOULD: tools.py ``Tool`` warns).
 8. An ``Origin`` the server refuses gets HTTP 403.
 """
 

@@ -194,7 +194,7 @@ SCHEMAS: list[tuple[str, Any, dict[str, Any]]] = [
     ("IntEnum", Level, {"enum": [1, 2], "type": "integer"}),
     ("Literal of mixed types", Literal["a", 1], {"enum": ["a", 1]}),
     ("set", set[int], {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
-    ("fixed tuple", tuple[int, str], {"type": "array", "items": [{"type": "integer"}, {"type": "string"}],
+    ("fixed tuple", tuple[int, str], {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}],
                                       "minItems": 2, "maxItems": 2}),
     ("dict[str, T]", dict[str, float], {"type": "object", "additionalProperties": {"type": "number"}}),
     ("Optional[Union]", Optional[Union[int, str]],  # noqa: UP045
@@ -263,7 +263,7 @@ def test_arguments_that_do_not_fit_are_32602_naming_the_field(
     received: list[Any] = []
     server = Server("typed")
     server.tool(name="t")(typed_tool(hint, received))
-    client = memory_client(server)
+    client = memory_client(server, protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     with pytest.raises(InvalidParams) as info:
         client.call_tool("t", {"value": argument})  # TOOL-08
     assert info.value.code == -32602 and info.value.data["field"] == field
@@ -386,7 +386,7 @@ def test_a_hand_written_input_schema_still_gets_typed_values(memory_client: Call
         got.append((p, raw))
         return "drawn"
 
-    client = memory_client(server)
+    client = memory_client(server, protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     client.call_tool("draw", {"p": {"x": 1, "y": 2}, "raw": [1]})
     assert got == [(Point(1, 2), [1])]
     with pytest.raises(InvalidParams) as info:  # the schema let it through; the dataclass does not
@@ -415,7 +415,7 @@ def test_pydantic_is_imported_only_by_programs_that_use_it() -> None:
         "@server.tool()\ndef t(p: P, c: C, when: datetime.date) -> P:\n    return p\n"
         "@server.resource('r://x')\ndef r() -> P:\n    return P(1)\n"
         "result = server.tools.call(None, {'name': 't', 'arguments': {'p': {'x': 1}, 'c': 'a', 'when': '2024-01-01'}})\n"
-        "assert result == {'content': [{'type': 'text', 'text': '{\"x\": 1}'}]}, result\n"
+        "assert result == {'content': [{'type': 'text', 'text': '{\"x\": 1}'}], 'structuredContent': {'x': 1}}, result\n"
         "assert server.resources.read(None, {'uri': 'r://x'})['contents'][0]['text'] == '{\"x\": 1}'\n"
         "print('pydantic' in sys.modules)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=ROOT)

@@ -45,7 +45,7 @@ def test_failing_tool_is_an_iserror_result_without_traceback(connect: Callable[.
 
 
 def test_protocol_errors_are_32602_and_the_session_keeps_serving(connect: Callable[..., Client]) -> None:
-    client = connect()
+    client = connect(protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     with pytest.raises(InvalidParams) as unknown:
         client.call_tool("no_such_tool", {})
     assert unknown.value.code == -32602 and "no_such_tool" in unknown.value.message  # TOOL-18
@@ -71,7 +71,7 @@ def test_a_call_without_its_required_arguments_is_32602_not_a_tool_error(
     """TOOL-08 holds when there are no arguments to check at all: the schema still says what is
     required, and the answer is -32602 naming the field, never the function's own TypeError
     reported as an isError result."""
-    client = stdio_client("mcp_ref.demo_server:server")
+    client = stdio_client("mcp_ref.demo_server:server", protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     sloppy = "arguments" in params and params["arguments"] is None  # null breaks the schema: on purpose
     with tap.deliberately_invalid() if sloppy else contextlib.nullcontext(), pytest.raises(InvalidParams) as missing:
         client.request("tools/call", params)
@@ -173,7 +173,7 @@ def test_explicit_input_schema_is_used_and_must_be_an_object(memory_client: Call
 
     with pytest.raises(ValueError):
         server.tool(input_schema={"type": "string"})(lambda: None)
-    client = memory_client(server)
+    client = memory_client(server, protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     assert client.list_tools() == [{"name": "search", "description": "Find things.", "inputSchema": schema}]
     assert client.call_tool("search", {"q": "mcp"})["content"][0]["text"] == "found mcp"
     with pytest.raises(InvalidParams, match="too short"):
@@ -260,7 +260,7 @@ def test_a_missing_required_argument_is_named_in_data_field(memory_client: Calla
     def place(name: str, x: int, y: int = 0) -> str:
         return name
 
-    client = memory_client(server)
+    client = memory_client(server, protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     for arguments, field in [({"x": 1}, "name"), ({"name": "a"}, "x"), ({"name": "a", "x": "one"}, "x")]:
         with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
             client.call_tool("place", arguments)
@@ -306,7 +306,7 @@ def test_an_argument_of_none_of_a_unions_types_names_the_types_expected(
     def catalogue(year: int | None = None, tags: list[str] | int = 0, mode: str | bool = "all") -> str:
         return "ok"
 
-    client = memory_client(server)
+    client = memory_client(server, protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     with pytest.raises(InvalidParams) as info:
         client.call_tool("catalogue", arguments)
     assert says in info.value.message and "any of the given schemas" not in info.value.message
