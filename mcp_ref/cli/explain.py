@@ -45,7 +45,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-
 BASE = "2024-11-05"  # lifecycle.PROTOCOL_VERSION: the revision whose pages need no prefix
 
 
@@ -191,9 +190,9 @@ def _later_fields(method: str, kind: str, body: dict[str, Any]) -> list[str]:
         found |= set(capabilities)
     if method == "tools/list" and isinstance(body.get("tools"), list):
         found |= {name for tool in body["tools"] if isinstance(tool, dict) for name in tool}
+    messages = body.get("messages")
     items = body.get("content") if method == "tools/call" else [
-        m.get("content") for m in (body.get("messages") if isinstance(body.get("messages"), list) else [])
-        if isinstance(m, dict)]
+        m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)]
     if isinstance(items, list):
         found |= {item["type"] for item in items if isinstance(item, dict) and isinstance(item.get("type"), str)}
     return [name for (m, k, name) in LATER_FIELDS if m == method and k == kind and name in found]

@@ -172,10 +172,10 @@ def _explained(messages: list[tuple[str, str]]) -> list[str]:
 
 
 def _session(version: str) -> list[tuple[str, str]]:
-    return [("->", '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"%s","capabilities":'
-                   '{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}' % version),
-            ("<-", '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},'
-                   '"serverInfo":{"name":"s","version":"1"}}}' % version)]
+    hello = {"protocolVersion": version, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "c", "version": "1"}}
+    agreed = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    return [("->", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})),
+            ("<-", json.dumps({"jsonrpc": "2.0", "id": 1, "result": agreed}))]
 
 
 LATER_SESSION = [
