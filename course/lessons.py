@@ -7,13 +7,16 @@ Not a spec section: part of the course's grader (course/grade.py runs these afte
    kit only notes what it saw. A lab knows its own server, though: its tools, and what its README
    asks. A *lesson* is one such ask, graded: lab 3 asks that the server exit when its stdin
    closes; lab 4, that read_note's failure come back with ``"isError": true`` and that arguments
-   which break a tool's schema be refused with error -32602.
+   which break a tool's schema be refused with error -32602; lab 8 (optional), that the server
+   speak 2025-06-18 to a client that asks for it, and send what that revision added only then.
 2. Each lesson has a name (``lab04.read-note-failure-is-iserror``), the requirement IDs it is
    about, and for each ID a rule in one line that says it is what this lab asks, not a MUST of
    the spec. The lab's README names the lesson in the step it grades, so a grade points at that TODO.
 3. A lesson talks to the learner's server as a client does: it starts the program with the
    command and the environment of the lab's check, writes JSON lines, reads lines back (every
-   wait bounded), and keeps the exact lines sent and received, which the feedback shows.
+   wait bounded), and keeps the exact lines sent and received, which the feedback shows. It
+   proposes 2024-11-05 in ``initialize``, or the ``version`` the lesson names (lab 8), and may
+   open a second session with another proposal (``Program.another``).
 4. A lesson gives a case shaped as in the kit's ``--json`` report (name, ids, status, findings
    with what was sent and what came back, notes), so grade.py shows, counts and records it as it
    does the kit's. grade.py runs the lessons only when the kit got a session with the program.
@@ -58,6 +61,8 @@ class Program:
     """The learner's stdio server, started for one lesson: JSON lines in, JSON lines out."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str):
+        self.argv, self.env, self.cwd = argv, env, cwd
+        self.hello: Exchange | None = None  # the initialize exchange (session() fills it in)
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL)
         self.lines: queue.Queue[bytes] = queue.Queue()
@@ -110,6 +115,17 @@ class Program:
             assert self.process.stdin is not None
             self.process.stdin.close()
 
+    def another(self, version: str) -> Program:
+        """The same program, started again in a session of its own whose initialize proposes
+        ``version`` (the caller stops it). NoSession if it cannot be initialized."""
+        return session(self.argv, self.env, self.cwd, version)[0]
+
+    @property
+    def agreed(self) -> Any:
+        """The protocolVersion the program answered in initialize."""
+        result = self.hello.result if self.hello is not None else None
+        return result.get("protocolVersion") if isinstance(result, dict) else None
+
     def stop(self) -> None:
         self.close_input()
         if self.process.poll() is None:
@@ -121,17 +137,19 @@ class NoSession(Exception):
     """The lesson could not get through initialization with the program."""
 
 
-def session(argv: list[str], env: dict[str, str], cwd: str) -> tuple[Program, Exchange]:
-    """The program, started and initialized (initialize, then notifications/initialized)."""
+def session(argv: list[str], env: dict[str, str], cwd: str, version: str = "2024-11-05") -> tuple[Program, Exchange]:
+    """The program, started and initialized (initialize proposing ``version``, then
+    notifications/initialized)."""
     try:
         program = Program(argv, env, cwd)
     except OSError as exc:
         raise NoSession(f"could not start {argv[0]}: {exc}") from exc
-    hello = program.request("initialize", {"protocolVersion": "2024-11-05", "capabilities": {},
+    hello = program.request("initialize", {"protocolVersion": version, "capabilities": {},
                                            "clientInfo": {"name": "course-grader", "version": "1.0"}})
     if not isinstance(hello.result, dict):
         program.stop()
         raise NoSession(f"initialize got {hello.got or f'no answer within {ANSWER_TIMEOUT:g} s'}")
+    program.hello = hello
     program.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return program, hello
 
@@ -160,6 +178,7 @@ class Lesson:
     summary: str  # what it checks, in one sentence
     rules: dict[str, str]  # requirement ID -> the rule in one line, as this lab asks it
     judge: Callable[[Program, Verdict], None]
+    version: str = "2024-11-05"  # the protocolVersion its session's initialize proposes
 
     @property
     def ids(self) -> list[str]:
@@ -169,7 +188,7 @@ class Lesson:
         """Judge the program in a session of its own; the verdict as a case of the kit's report."""
         verdict = Verdict(self)
         try:
-            program, _ = session(argv, env, cwd)
+            program, _ = session(argv, env, cwd, self.version)
         except NoSession as exc:
             first = next(iter(self.rules))
             verdict.fail(first, f"the lesson could not start a session of its own with your program: {exc} (the kit "
@@ -324,4 +343,158 @@ LAB04 = [
            invalid_arguments_are_refused),
 ]
 
-LESSONS: dict[int, list[Lesson]] = {3: LAB03, 4: LAB04}  # lab number -> its lessons
+
+
+# --- lab 8 (optional): what changed in 2025-06-18, sent only to a client that agreed on it -------
+
+NEW = "2025-06-18"
+BASE = "2024-11-05"
+WORD_COUNT_CALL = {"name": "word_count", "arguments": {"text": "the model context protocol"}}
+
+
+def answers_2025_06_18(program: Program, verdict: Verdict) -> None:
+    hello = program.hello
+    assert hello is not None
+    if program.agreed != NEW:
+        verdict.fail("LC-12", f"proposed {NEW}, the server answered {json.dumps(program.agreed)}: a server that speaks "
+                     "the client's version answers with it, and this lab's server speaks 2025-06-18 too (put it in "
+                     "SUPPORTED_VERSIONS, newest first)", hello.sent, hello.got)
+        return
+    verdict.note(f"proposed {NEW}, the server answered {NEW}")
+
+
+def both_sessions(program: Program, verdict: Verdict, judge: Callable[[Program, str, Verdict], None]) -> None:
+    """Judge the session the lesson opened (proposing 2025-06-18) by the version the server answered,
+    then a second one proposing 2024-11-05, the same way."""
+    judge(program, str(program.agreed), verdict)
+    try:
+        older = program.another(BASE)
+    except NoSession as exc:
+        first = next(iter(verdict.lesson.rules))
+        verdict.fail(first, f"a second session, proposing {BASE}, could not be started: {exc}", "initialize", None)
+        return
+    try:
+        judge(older, str(older.agreed), verdict)
+    finally:
+        older.stop()
+
+
+def listed_tools(program: Program) -> tuple[Exchange, list[dict[str, Any]]]:
+    listed = program.request("tools/list")
+    tools = listed.result.get("tools") if isinstance(listed.result, dict) else None
+    return listed, [tool for tool in tools or [] if isinstance(tool, dict)]
+
+
+def title_and_annotations(program: Program, agreed: str, verdict: Verdict) -> None:
+    listed, tools = listed_tools(program)
+    if agreed == NEW:
+        for tool in tools:
+            missing = [field for field, kind in (("title", str), ("annotations", dict))
+                       if not isinstance(tool.get(field), kind)]
+            if missing:
+                verdict.fail("LC-14", f"in a session of {NEW}, the tool {tool.get('name')!r} came without "
+                             f"{' and '.join(missing)} (a string title, an annotations object): a client that agreed "
+                             f"on {NEW} is sent what {NEW} added", listed.sent, listed.got)
+                return
+        verdict.note(f"in a session of {NEW}: every tool has a title and annotations")
+        return
+    sent = sorted({field for tool in tools for field in ("title", "annotations") if field in tool})
+    if sent:
+        verdict.fail("LC-14", f"in a session of {agreed}, tools/list sent {' and '.join(sent)}, which {agreed} does not "
+                     f"have: only a client that agreed on {NEW} is sent them (the version is the session's, "
+                     "connection[\"protocolVersion\"])", listed.sent, listed.got)
+        return
+    verdict.note(f"in a session of {agreed}: no title, no annotations")
+
+
+def structured_output(program: Program, agreed: str, verdict: Verdict) -> None:
+    import jsonschema
+
+    listed, tools = listed_tools(program)
+    schema = next((tool.get("outputSchema") for tool in tools if tool.get("name") == "word_count"), None)
+    call = program.request("tools/call", WORD_COUNT_CALL)
+    result = call.result if isinstance(call.result, dict) else {}
+    if call.got is None or not result:
+        verdict.fail("STRC-01", f"word_count, called in a session of {agreed}, got "
+                     f"{'no answer' if call.got is None else 'no result'}", call.sent, call.got)
+        return
+    structured = result.get("structuredContent")
+    if agreed != NEW:
+        sent = (["outputSchema (in tools/list)"] if any("outputSchema" in tool for tool in tools) else []) + \
+               (["structuredContent (in tools/call)"] if "structuredContent" in result else [])
+        if sent:
+            verdict.fail("LC-14", f"in a session of {agreed}, the server sent {' and '.join(sent)}, which {agreed} does "
+                         f"not have: only a client that agreed on {NEW} is sent them",
+                         listed.sent if "outputSchema" in sent[0] else call.sent,
+                         listed.got if "outputSchema" in sent[0] else call.got)
+            return
+        verdict.note(f"in a session of {agreed}: no outputSchema, no structuredContent")
+        return
+    if not isinstance(schema, dict):
+        verdict.fail("STRC-01", f"in a session of {NEW}, word_count lists no outputSchema" +
+                     (" though its result has structuredContent: a client cannot check it against anything"
+                      if structured is not None else ""), listed.sent, listed.got)
+        return
+    try:
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        validator.check_schema(schema)
+    except (jsonschema.exceptions.SchemaError, TypeError, AttributeError) as exc:
+        verdict.fail("STRC-01", f"word_count's outputSchema is not valid JSON Schema: {str(exc).splitlines()[0]}",
+                     listed.sent, listed.got)
+        return
+    if schema.get("type") != "object":
+        verdict.fail("STRC-01", "word_count's outputSchema is not of type \"object\" (structuredContent is an object)",
+                     listed.sent, listed.got)
+        return
+    if not isinstance(structured, dict):
+        verdict.fail("STRC-01", f"word_count lists an outputSchema, but its result has "
+                     f"{'no structuredContent' if structured is None else 'a structuredContent that is no object'}",
+                     call.sent, call.got)
+        return
+    problem = next(iter(validator.iter_errors(structured)), None)
+    if problem is not None:
+        verdict.fail("STRC-01", f"word_count's structuredContent does not conform to its outputSchema: "
+                     f"{problem.message}", call.sent, call.got)
+        return
+    texts = [item.get("text") for item in result.get("content") or [] if isinstance(item, dict)
+             and item.get("type") == "text"]
+    if not any(_json_of(text) == structured for text in texts):
+        verdict.fail("STRC-02", "word_count's result has no text item holding the same JSON as its structuredContent: "
+                     "a client of 2024-11-05 ways reads only content, so keep the JSON text beside it",
+                     call.sent, call.got)
+        return
+    verdict.note(f"in a session of {NEW}: word_count's structuredContent conforms to its outputSchema, with the same "
+                 "JSON as text")
+
+
+def _json_of(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+LAB08 = [
+    Lesson("lab08.answers-2025-06-18",
+           f"proposed {NEW}, the server answers {NEW}",
+           {"LC-12": f"this lab asks that the server speak {NEW} as well as {BASE}: a client that proposes {NEW} gets "
+                     f"{NEW}, one that proposes {BASE} gets {BASE} (the kit checks that one)"},
+           answers_2025_06_18, version=NEW),
+    Lesson("lab08.title-and-annotations-only-in-2025-06-18",
+           f"tools/list gives every tool a title and annotations in a session of {NEW}, and none in one of {BASE}",
+           {"LC-14": f"this lab asks that the server stick to the version of the session: what {NEW} added (a tool's "
+                     f"title and annotations) goes to a client that agreed on {NEW}, and to no other"},
+           lambda program, verdict: both_sessions(program, verdict, title_and_annotations), version=NEW),
+    Lesson("lab08.structured-output-only-in-2025-06-18",
+           f"in a session of {NEW} word_count has an outputSchema and returns conforming structuredContent with the "
+           f"same JSON as text; in one of {BASE}, neither",
+           {"STRC-01": f"this lab asks that word_count, in a session of {NEW}, list an outputSchema and return "
+                       "structuredContent that conforms to it (a MUST of 2025-06-18 once a tool has an outputSchema)",
+            "STRC-02": "this lab asks that the structured result keep its JSON as a text item too (a SHOULD of "
+                       "2025-06-18: clients that read only content still get it)",
+            "LC-14": f"this lab asks that the server stick to the version of the session: outputSchema and "
+                     f"structuredContent go to a client that agreed on {NEW}, and to no other"},
+           lambda program, verdict: both_sessions(program, verdict, structured_output), version=NEW),
+]
+
+LESSONS: dict[int, list[Lesson]] = {3: LAB03, 4: LAB04, 8: LAB08}  # lab number -> its lessons

@@ -5,6 +5,12 @@ marked ``client -> server`` and ``client <- server`` are the exact bytes exchang
 With ``--explain`` each message comes with its spec page and requirement IDs (explain.py), then
 the bytes; ``--step`` waits for Enter before each section (q stops the tour); ``--only N`` runs
 section N alone (the initialization still happens, unseen, unless N is 1).
+
+The demo is a lesson on the base it teaches: its client offers revision 2024-11-05 alone
+(``Client(protocol_versions=["2024-11-05"])``), so the server answers 2024-11-05 and sends nothing
+a later revision added. ``--protocol-version V`` offers V instead (one of lifecycle.REVISIONS):
+the same tour, in a session of that revision, and with ``--explain`` a message or field that a
+later revision brought is labelled by that revision's page (explain.py).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..client import Client
+from ..lifecycle import PROTOCOL_VERSION, REVISIONS
 from ..messages import McpError
 
 _print_lock = threading.Lock()
@@ -175,13 +182,17 @@ def _wait_for_enter(number: int, stdin: TextIO) -> bool:
 
 
 def run_demo(*, explain: bool = False, step: bool = False, only: int | None = None,
-             stdin: TextIO | None = None) -> int:
+             stdin: TextIO | None = None, protocol_version: str = PROTOCOL_VERSION) -> int:
     """Run the tour: section 1 is initialization, then ``steps``, then shutdown. ``only`` runs one
-    section (initialization still happens, unseen); ``step`` waits for Enter between sections."""
+    section (initialization still happens, unseen); ``step`` waits for Enter between sections. The
+    client offers ``protocol_version`` alone: 2024-11-05, the base, unless told otherwise."""
     command = [sys.executable, "-m", "mcp_ref", "serve"]
     last = len(SECTION_TITLES)  # 1 is the lifecycle, then the steps, then the shutdown
     if only is not None and not 1 <= only <= last:
         print(f"mcp-ref: --only takes a section from 1 to {last} (mcp-ref demo --help lists them)", file=sys.stderr)
+        return 2
+    if protocol_version not in REVISIONS:
+        print(f"mcp-ref: --protocol-version takes one of {', '.join(REVISIONS)}", file=sys.stderr)
         return 2
     wire = _Wire(explain)
     wire.showing = only in (None, 1)
@@ -190,11 +201,18 @@ def run_demo(*, explain: bool = False, step: bool = False, only: int | None = No
         if explain:
             _say("Each message comes with its spec page and the requirement IDs it exercises "
                  "(look one up: mcp-ref spec LC-08).")
-        _say(f"Server command: {' '.join(command)}\n")
+        _say(f"Server command: {' '.join(command)}")
+        if protocol_version == PROTOCOL_VERSION:
+            _say(f"The client offers revision {PROTOCOL_VERSION} only, the base mcp_ref teaches "
+                 "(--protocol-version V shows a later revision).\n")
+        else:
+            _say(f"The client offers revision {protocol_version} only (the base is {PROTOCOL_VERSION}): what that "
+                 "revision added is on the wire" + (", labelled by its pages" if explain else "") + ".\n")
     if wire.showing:
         _say(f"== 1. {LIFECYCLE} ==")
     roots = [{"uri": Path.cwd().as_uri(), "name": "current directory"}]
-    with Client.stdio(command, trace=wire, timeout=10.0, sampling_handler=fake_model, roots=roots) as client:
+    with Client.stdio(command, trace=wire, timeout=10.0, sampling_handler=fake_model, roots=roots,
+                      protocol_versions=[protocol_version]) as client:
         sections = steps(client)
         if wire.showing:
             info = client.server_info or {}

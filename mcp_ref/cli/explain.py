@@ -22,6 +22,17 @@ How a line is made:
    ``cursor`` or ``nextCursor`` (pagination), an ``isError`` result, images and embedded
    resources in content.
 4. Look any ID up with ``mcp-ref spec ID``; the table below only names them.
+5. Later revisions: a message or field that a revision after 2024-11-05 brought is labelled by
+   that revision's page, written with the revision in front (``2025-06-18/client/elicitation``),
+   and its IDs: ``elicitation/create`` and its result (``METHODS``, an entry with a ``revision``),
+   and in ``LATER_FIELDS`` a tool's ``title``, ``annotations`` and ``outputSchema`` in a
+   ``tools/list`` result, ``structuredContent``, audio and ``resource_link`` content, the
+   ``completions`` and ``elicitation`` capabilities, a progress ``message``. The explainer reads
+   the session's revision from the ``initialize`` result; a later field met in a session of an
+   earlier revision also names LC-14 (each side sticks to the revision agreed on). In a
+   2024-11-05 session of two sides that keep to it nothing of this shows. The
+   ``MCP-Protocol-Version`` header of 2025-06-18 is HTTP's, not a message's: the explainer, which
+   sees messages, does not show it (``mcp-ref request --http URL --trace`` does not either).
 """
 
 from __future__ import annotations
@@ -34,16 +45,67 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+BASE = "2024-11-05"  # lifecycle.PROTOCOL_VERSION: the revision whose pages need no prefix
+
 
 @dataclass(frozen=True)
 class Entry:
     """What a method exercises: its page, the IDs of a request (or notification) with that
-    method, the IDs of its result, and the IDs behind each error code it may be answered with."""
+    method, the IDs of its result, and the IDs behind each error code it may be answered with;
+    ``revision``: the revision whose page it is (a method a later revision brought)."""
 
     page: str
     request: tuple[str, ...]
     result: tuple[str, ...] = ()
     errors: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    revision: str = BASE
+
+    @property
+    def where(self) -> str:
+        return _page_of(self.revision, self.page)
+
+
+def _page_of(revision: str, page: str) -> str:
+    """A page as a label names it: ``server/tools`` for the base, ``2025-06-18/server/tools`` after."""
+    return page if revision == BASE else f"{revision}/{page}"
+
+
+# The requirements of later revisions that the labels below name, until the revisions' own
+# indexes (mcp_ref_check/requirements_2025_*.py, being written) hold them: ID -> (revision, page,
+# level, a summary in our words). An ID an index holds is taken from the index (``where_is``).
+PROVISIONAL: dict[str, tuple[str, str, str, str]] = {
+    "ELIC-01": ("2025-06-18", "client/elicitation", "MUST",
+                "A client that supports elicitation declares the elicitation capability in initialize"),
+    "ELIC-02": ("2025-06-18", "client/elicitation", "SHOULD",
+                "Check the content of an accepted elicitation against the requestedSchema"),
+    "STRC-01": ("2025-06-18", "server/tools", "MUST",
+                "A tool with an outputSchema returns structuredContent that conforms to it"),
+    "STRC-02": ("2025-06-18", "server/tools", "SHOULD",
+                "A tool that returns structuredContent also returns the same JSON as a text content item"),
+    "TANN-01": ("2025-03-26", "server/tools", "MUST",
+                "A client treats a tool's annotations as untrusted unless the server is trusted"),
+}
+
+
+def where_is(requirement_id: str) -> str:
+    """The page of a requirement as a label names it: the 2024-11-05 index, a later revision's
+    index if one holds the ID, or ``PROVISIONAL``. KeyError for an ID none of them knows."""
+    import importlib
+
+    from mcp_ref_check.requirements import REQUIREMENTS
+
+    if requirement_id in REQUIREMENTS:
+        return REQUIREMENTS[requirement_id].page or "overview"
+    for revision in ("2025_03_26", "2025_06_18", "2025_11_25"):
+        try:
+            index = importlib.import_module(f"mcp_ref_check.requirements_{revision}")
+        except ImportError:
+            continue
+        found = getattr(index, "REQUIREMENTS", {}).get(requirement_id)
+        if found is not None:
+            return _page_of(revision.replace("_", "-"), found.page)
+    revision, page, _, _ = PROVISIONAL[requirement_id]
+    return _page_of(revision, page)
 
 
 _LIST_ERRORS: Mapping[int, tuple[str, ...]] = {-32602: ("PAG-09",)}  # a list method's bad params are its cursor
@@ -88,7 +150,52 @@ METHODS: dict[str, Entry] = {
     "roots/list": Entry("client/roots", ("ROOT-01",), ("ROOT-03", "ROOT-21"),
                         {-32601: ("ROOT-04",), -32603: ("ROOT-05",)}),
     "notifications/roots/list_changed": Entry("client/roots", ("ROOT-02", "ROOT-22")),
+    # client/elicitation, a page of 2025-06-18 (mcp_ref/revisions/elicitation.py)
+    "elicitation/create": Entry("client/elicitation", ("ELIC-01",), ("ELIC-02",), {-32601: ("ELIC-01",)},
+                                revision="2025-06-18"),
 }
+
+
+@dataclass(frozen=True)
+class LaterField:
+    """A field a later revision brought to a message of the base: where it is, and its label."""
+
+    revision: str
+    page: str
+    ids: tuple[str, ...] = ()
+
+
+# What a message may carry that 2024-11-05 did not have, by (method, kind of message, field).
+LATER_FIELDS: dict[tuple[str, str, str], LaterField] = {
+    ("initialize", "request", "elicitation"): LaterField("2025-06-18", "client/elicitation", ("ELIC-01",)),
+    ("initialize", "result", "completions"): LaterField("2025-03-26", "server/utilities/completion"),
+    ("notifications/progress", "request", "message"): LaterField("2025-03-26", "basic/utilities/progress"),
+    ("tools/list", "result", "annotations"): LaterField("2025-03-26", "server/tools", ("TANN-01",)),
+    ("tools/list", "result", "title"): LaterField("2025-06-18", "server/tools"),
+    ("tools/list", "result", "outputSchema"): LaterField("2025-06-18", "server/tools", ("STRC-01",)),
+    ("tools/call", "result", "structuredContent"): LaterField("2025-06-18", "server/tools", ("STRC-01", "STRC-02")),
+    ("tools/call", "result", "audio"): LaterField("2025-03-26", "server/tools"),
+    ("tools/call", "result", "resource_link"): LaterField("2025-06-18", "server/tools"),
+    ("prompts/get", "result", "audio"): LaterField("2025-03-26", "server/prompts"),
+    ("prompts/get", "result", "resource_link"): LaterField("2025-06-18", "server/prompts"),
+}
+
+
+def _later_fields(method: str, kind: str, body: dict[str, Any]) -> list[str]:
+    """The names of ``LATER_FIELDS`` keys present in a request's params or a result: a capability,
+    a field of a tool (``tools/list``), of the result itself, or a content type."""
+    found: set[str] = set(body)
+    capabilities = body.get("capabilities")
+    if isinstance(capabilities, dict):
+        found |= set(capabilities)
+    if method == "tools/list" and isinstance(body.get("tools"), list):
+        found |= {name for tool in body["tools"] if isinstance(tool, dict) for name in tool}
+    messages = body.get("messages")
+    items = body.get("content") if method == "tools/call" else [
+        m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)]
+    if isinstance(items, list):
+        found |= {item["type"] for item in items if isinstance(item, dict) and isinstance(item.get("type"), str)}
+    return [name for (m, k, name) in LATER_FIELDS if m == method and k == kind and name in found]
 
 # The IDs behind an error code when the method has no entry of its own for it.
 ERRORS: dict[int, tuple[str, ...]] = {
@@ -133,6 +240,7 @@ class Explainer:
         # The method of every request not yet answered, by the direction it travelled.
         self._asked: dict[str, OrderedDict[Any, str]] = {"->": OrderedDict(), "<-": OrderedDict()}
         self._initialized = False
+        self._version: str | None = None  # the revision the initialize result agreed on
 
     def __call__(self, direction: str, data: bytes) -> None:
         with self._lock:
@@ -191,7 +299,18 @@ class Explainer:
             ids += ["PROG-01", "PROG-02"]
         if "cursor" in params:
             ids += ["PAG-06", "PAG-07"]
-        return _render(entry.page, ids)
+        return _render(entry.where, ids + self._later(method, "request", params))
+
+    def _later(self, method: str, kind: str, body: dict[str, Any]) -> list[str]:
+        """The labels of the later revisions' fields in this message (``LATER_FIELDS``), as IDs and
+        pages for ``_render``: a field newer than the session's revision also names LC-14."""
+        out: list[str] = []
+        for name in _later_fields(method, kind, body):
+            later = LATER_FIELDS[(method, kind, name)]
+            out += [_PAGE_MARK + _page_of(later.revision, later.page), *later.ids]
+            if self._version is not None and _older(self._version, later.revision):
+                out.append("LC-14")
+        return out
 
     def _response(self, method: str | None, message: dict[str, Any]) -> tuple[str, str]:
         entry = METHODS.get(method or "")
@@ -205,10 +324,12 @@ class Explainer:
             ids = list(specific or (ERRORS.get(code, ()) if isinstance(code, int) else ()))
             if code == -32600 and method != "initialize" and not self._initialized:
                 ids.append("LC-01")
-            return f"{name}: error {code}", _render(entry.page if entry else "basic/messages", ids)
+            return f"{name}: error {code}", _render(entry.where if entry else "basic/messages", ids)
         result = message["result"] if isinstance(message.get("result"), dict) else {}
         if method == "initialize":
             self._initialized = True
+            version = result.get("protocolVersion")
+            self._version = version if isinstance(version, str) else None
         if entry is None:
             return f"{name}: result", "basic/messages MSG-05"
         ids = list(entry.result)
@@ -218,7 +339,7 @@ class Explainer:
             ids += _content_ids(method, result)
         if "nextCursor" in result:
             ids += ["PAG-04", "PAG-11"]
-        return f"{name}: result", _render(entry.page, ids)
+        return f"{name}: result", _render(entry.where, ids + self._later(str(method), "result", result))
 
 
 def _key(request_id: Any) -> tuple[str, Any] | None:
@@ -228,15 +349,29 @@ def _key(request_id: Any) -> tuple[str, Any] | None:
     return (type(request_id).__name__, request_id)
 
 
+_PAGE_MARK = "page:"  # in the list _render gets: a page to show even without an ID of its own
+
+
+def _older(version: str, revision: str) -> bool:
+    """Whether a session of ``version`` predates ``revision`` (by the list of revisions, VER-02)."""
+    from ..lifecycle import REVISIONS
+
+    return version in REVISIONS and REVISIONS.index(version) < REVISIONS.index(revision)
+
+
 def _render(page: str, ids: list[str]) -> str:
     """``"server/resources RES-08; architecture AR-03"``: the message's page with its IDs, then
-    the IDs of other pages, grouped by their page (from the requirement index)."""
-    from mcp_ref_check.requirements import REQUIREMENTS
-
+    the IDs of other pages, grouped by their page (``where_is``: a later revision's page has the
+    revision in front). An item ``page:P`` shows page P even if none of the IDs is on it."""
     groups: dict[str, list[str]] = {page: []}
-    for requirement_id in dict.fromkeys(ids):
-        groups.setdefault(REQUIREMENTS[requirement_id].page or "overview", []).append(requirement_id)
-    return "; ".join(" ".join([where, *found]) for where, found in groups.items() if found or where == page)
+    shown = {page}
+    for item in dict.fromkeys(ids):
+        if item.startswith(_PAGE_MARK):
+            shown.add(item.removeprefix(_PAGE_MARK))
+            groups.setdefault(item.removeprefix(_PAGE_MARK), [])
+            continue
+        groups.setdefault(where_is(item), []).append(item)
+    return "; ".join(" ".join([where, *found]) for where, found in groups.items() if found or where in shown)
 
 
 def tracer(side: str = "client", stream: TextIO | None = None, *, show_json: bool = False) -> Explainer:

@@ -15,7 +15,8 @@ Not a spec section; a thin shell over Client and Server.
         it on every transport with exit status 130 (``CtrlC``). SIGUSR1 prints ``Server.stats()``
         as a JSON line on stderr, and ``--stats SECONDS`` every SECONDS too (serve_stats.py).
     mcp-ref request (--stdio "CMD ARGS" | --sse URL | --http URL) METHOD [PARAMS_JSON] [--timeout S] [--trace]
-                    [--explain] [--sampling-reply TEXT] [--root URI ...] [--no-progress] [--quiet]
+                    [--explain] [--protocol-version V] [--sampling-reply TEXT] [--root URI ...] [--no-progress]
+                    [--quiet]
         connect, initialize, send one request, print its result. The client declares sampling
         only with ``--sampling-reply`` and roots only with ``--root``. It asks for progress (a
         ``progressToken`` in ``_meta``), shown on stderr as a bar on a terminal, else as lines.
@@ -25,15 +26,19 @@ Not a spec section; a thin shell over Client and Server.
         and requirement IDs (explain.py); both together: the explanation, then the message. On
         a terminal none of these lines shares a line with the progress bar. A server that cannot
         be reached or started is said in one sentence: what happened, what to check (reach.py).
+        ``--protocol-version V`` offers revision V alone; by default the client offers every
+        revision mcp_ref speaks and the session is the newest the server speaks too.
     mcp-ref inspect (--stdio "CMD ARGS" | --sse URL | --http URL) [--json] [--timeout S] [--trace] [--explain]
+                    [--protocol-version V]
         one screen about the server: info, capabilities, instructions, tools with their
         argument signatures, resources, templates, prompts.
     mcp-ref config NAME [--env KEY=VALUE ...] [-- COMMAND ARGS...]
         print the ``mcpServers`` JSON that registers a stdio server with a desktop host.
-    mcp-ref demo [--explain] [--step] [--only N]
+    mcp-ref demo [--explain] [--step] [--only N] [--protocol-version V]
         a scripted tour of the demo server, on the wire; ``--explain`` names the page and IDs of
         each message, ``--step`` waits for Enter between sections, ``--only N`` runs section N
-        (``mcp-ref demo --help`` lists them).
+        (``mcp-ref demo --help`` lists them). It speaks 2024-11-05, the revision the course and
+        the top of mcp_ref/ teach; ``--protocol-version V`` shows a later revision on the wire.
     mcp-ref spec ID_OR_PAGE
         a requirement from the index (level, side, page, URL, summary), the code lines citing
         it and the tests proving it (spec_cmd.py); a page lists its requirements.
@@ -67,7 +72,7 @@ from .. import __version__
 from ..lifecycle import PROTOCOL_VERSION
 from ..server import Server
 from .argv_hints import parse_command_line
-from .request_cmd import add_connection_arguments, cmd_inspect, cmd_request
+from .request_cmd import add_connection_arguments, add_protocol_version_argument, cmd_inspect, cmd_request
 from .serve_stats import StatsReporter
 from .target import TargetError, load_server, stdout_to_stderr, user_traceback
 
@@ -291,7 +296,7 @@ def _absolute_file(arg: str) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(explain=args.explain, step=args.step, only=args.only)
+    return run_demo(explain=args.explain, step=args.step, only=args.only, protocol_version=args.protocol_version)
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
@@ -386,6 +391,7 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     demo.add_argument("--only", type=int, metavar="N",
                       help=f"run section N only, 1 to {len(SECTION_TITLES)} (listed below; initialization "
                            "still happens)")
+    add_protocol_version_argument(demo, default=PROTOCOL_VERSION)  # the base the course teaches
     demo.set_defaults(func=cmd_demo)
 
     spec = sub.add_parser("spec", help="look a requirement ID (LC-08) or a spec page (server/tools) up",

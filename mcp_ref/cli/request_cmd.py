@@ -5,6 +5,12 @@ Not a spec section: a thin shell over ``Client``. Both connect the same way (``-
 its result as JSON, while ``inspect`` prints one screen about the server (inspect_cmd.py). What
 the server says meanwhile is shown on stderr as it arrives: its log messages (``LogDisplay``),
 and the progress of the request (``ProgressDisplay``). The exit codes are cli.py's.
+
+Which revision: these are tools for the servers of today, so by default the client offers every
+revision mcp_ref speaks and the session is the newest both sides speak (lifecycle.py);
+``--protocol-version V`` offers V alone (``Client(protocol_versions=[V])``), e.g. 2024-11-05 to
+see a server as the base revision sees it. ``mcp-ref demo`` is a lesson, not a tool: it speaks
+2024-11-05 unless told otherwise (demo.py).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
 from ..client import Client
+from ..lifecycle import REVISIONS
 from ..machinery.reach import not_started
 from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, RequestTimeout, json_type
 from ..roots import check_roots
@@ -43,6 +50,14 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", action="store_true", help="print every message on stderr")
     parser.add_argument("--explain", action="store_true",
                         help="print every message on stderr with its spec page and requirement IDs")
+    add_protocol_version_argument(parser, default=None)
+
+
+def add_protocol_version_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """``--protocol-version V``: the one revision the client offers (one of lifecycle.REVISIONS)."""
+    said = f"default {default}" if default else "default: offer every one and use the newest the server speaks"
+    parser.add_argument("--protocol-version", choices=REVISIONS, default=default, metavar="V",
+                        help=f"offer only this protocol revision, one of {', '.join(REVISIONS)} ({said})")
 
 
 def _connect(args: argparse.Namespace, display: ProgressDisplay | None = None, **options: Any) -> Client | None:
@@ -58,6 +73,8 @@ def _connect(args: argparse.Namespace, display: ProgressDisplay | None = None, *
     elif args.trace and write is not None:
         trace = _wire_lines(write)
     options.update(timeout=args.timeout, trace=trace)
+    if args.protocol_version is not None:
+        options["protocol_versions"] = [args.protocol_version]
     if args.stdio is not None:
         return _connect_stdio(args.stdio, options)
     target = args.http if args.http is not None else args.sse

@@ -97,6 +97,10 @@ LAB2_ONE_IF = ('''    if not isinstance(message, dict):  # 2024-11-05 has no bat
         return "response"
     return "request" if "id" in message else "notification"''')
 
+LAB8_NEGOTIATE = '''    return proposed if proposed in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]'''
+LAB8_ONLY_NEW = '''        if speaks_new_version():  # LC-14: only to a client that agreed on 2025-06-18'''
+LAB8_STRUCTURED = ('''        result["structuredContent"] = json.loads(text)  '''
+                   '''# STRC-01: the same object, which fits OUTPUT_SCHEMAS[name]''')
 LAB4_FAILURE = '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}'''
 LAB4_REFUSAL = '''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")'''
 
@@ -515,6 +519,44 @@ def main():
         wrong(2, "accepts every Host name", "TR-06",
               ('''        # allowed_hosts: left at mcp_ref's default, 127.0.0.1, localhost and ::1 (DNS rebinding)''',
                '''        allowed_hosts=["*"],''')),
+    ],
+    # Lab 8 (optional): what 2025-06-18 added, sent only in a session that agreed on it. The kit proposes
+    # 2024-11-05; the lab's own lessons (course/lessons.py) propose 2025-06-18, then 2024-11-05.
+    "lab08-what-changed": [
+        wrong(1, "answers its newest version to every client", "LC-12",
+              (LAB8_NEGOTIATE, '''    return SUPPORTED_VERSIONS[0]'''),
+              says=('proposed 2024-11-05, the server chose "2025-06-18"',), alone=True),
+        wrong(2, "sends title and annotations to a 2024-11-05 client too", "LC-14",
+              (LAB8_ONLY_NEW, '''        if True:'''),
+              ('''            if name in OUTPUT_SCHEMAS:
+                tool["outputSchema"]''', '''            if name in OUTPUT_SCHEMAS and speaks_new_version():
+                tool["outputSchema"]'''),
+              says=("in a session of 2024-11-05, tools/list sent annotations and title",), alone=True),
+        wrong(3, "sends structuredContent without an outputSchema", "STRC-01",
+              ('''            if name in OUTPUT_SCHEMAS:
+                tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # STRC-01
+''', ""), says=("word_count lists no outputSchema though its result has structuredContent",), alone=True),
+        wrong(3, "sends structuredContent that does not conform to its outputSchema", "STRC-01",
+              (LAB8_STRUCTURED, '''        result["structuredContent"] = {"count": json.loads(text)}'''),
+              says=("word_count's structuredContent does not conform to its outputSchema",), alone=True),
+        wrong(3, "drops the JSON text once it sends structuredContent", "STRC-02",
+              (LAB8_STRUCTURED, '''        result = {"content": [], "structuredContent": json.loads(text)}'''),
+              says=("no text item holding the same JSON",), alone=True),
+        wrong(3, "sends structuredContent to a 2024-11-05 client too", "LC-14",
+              ('''    if name in OUTPUT_SCHEMAS and speaks_new_version():  # LC-14''', '''    if name in OUTPUT_SCHEMAS:'''),
+              says=("in a session of 2024-11-05, the server sent structuredContent (in tools/call)",), alone=True),
+        wrong(3, "lists the outputSchema to a 2024-11-05 client too", "LC-14",
+              (LAB8_ONLY_NEW, '''        if name in OUTPUT_SCHEMAS:
+            tool["outputSchema"] = OUTPUT_SCHEMAS[name]
+        if speaks_new_version():'''),
+              says=("in a session of 2024-11-05, the server sent outputSchema (in tools/list)",), alone=True),
+        wrong(2, "sends a title but no annotations", "LC-14",
+              ('''            tool["title"], tool["annotations"] = TITLES_AND_ANNOTATIONS[name]''',
+               '''            tool["title"] = TITLES_AND_ANNOTATIONS[name][0]'''),
+              says=("came without annotations",), alone=True),
+        wrong(1, "speaks 2025-06-18 alone", "LC-12",
+              ('''SUPPORTED_VERSIONS = ["2025-06-18", "2024-11-05"]''', '''SUPPORTED_VERSIONS = ["2025-06-18"]'''),
+              says=('proposed 2024-11-05, the server chose "2025-06-18"',)),
     ],
 }
 
