@@ -71,23 +71,16 @@ class SessionOpener(Protocol):
 class Client:
     """An MCP client on one transport. Prefer ``Client.stdio(...)`` as a context manager."""
 
-    def __init__(
-        self,
-        transport: Transport,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        client_info: dict[str, Any] | None = None,
-        on_log_message: Callable[[dict[str, Any]], None] | None = None,
-        on_resource_updated: Callable[[str], None] | None = None,
-        on_list_changed: Callable[[str], None] | None = None,
-        on_notification: NotificationCallback | None = None,
-        sampling_handler: sampling.SamplingHandler | None = None,
-        elicitation_handler: ElicitationHandler | None = None,
-        roots: roots_.Roots | None = None,
-        ping_interval: float | None = None,
-        protocol_versions: Sequence[str] | None = None,
-        trace: TraceCallback | bool | None = None,
-    ):
+    def __init__(self, transport: Transport, *, timeout: float = DEFAULT_TIMEOUT,
+                 client_info: dict[str, Any] | None = None,
+                 on_log_message: Callable[[dict[str, Any]], None] | None = None,
+                 on_resource_updated: Callable[[str], None] | None = None,
+                 on_list_changed: Callable[[str], None] | None = None,
+                 on_notification: NotificationCallback | None = None,
+                 sampling_handler: sampling.SamplingHandler | None = None,
+                 elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+                 ping_interval: float | None = None, protocol_versions: Sequence[str] | None = None,
+                 trace: TraceCallback | bool | None = None):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
         # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13)
@@ -133,28 +126,17 @@ class Client:
     # --- connecting ---------------------------------------------------------------------------
 
     @classmethod
-    def stdio(
-        cls,
-        command: Sequence[str],
-        *,
-        env: dict[str, str | None] | None = None,
-        cwd: str | os.PathLike[str] | None = None,
-        inherit_env: bool = True,
-        on_stderr: Callable[[str], None] | None = None,
-        max_line_bytes: int = MAX_LINE_BYTES,
-        timeout: float = DEFAULT_TIMEOUT,
-        client_info: dict[str, Any] | None = None,
-        sampling_handler: sampling.SamplingHandler | None = None,
-        elicitation_handler: ElicitationHandler | None = None,
-        roots: roots_.Roots | None = None,
-        on_log_message: Callable[[dict[str, Any]], None] | None = None,
-        on_resource_updated: Callable[[str], None] | None = None,
-        on_list_changed: Callable[[str], None] | None = None,
-        on_notification: NotificationCallback | None = None,
-        ping_interval: float | None = None,
-        protocol_versions: Sequence[str] | None = None,
-        trace: TraceCallback | bool | None = None,
-    ) -> Client:
+    def stdio(cls, command: Sequence[str], *, env: dict[str, str | None] | None = None,
+              cwd: str | os.PathLike[str] | None = None, inherit_env: bool = True,
+              on_stderr: Callable[[str], None] | None = None, max_line_bytes: int = MAX_LINE_BYTES,
+              timeout: float = DEFAULT_TIMEOUT, client_info: dict[str, Any] | None = None,
+              sampling_handler: sampling.SamplingHandler | None = None,
+              elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+              on_log_message: Callable[[dict[str, Any]], None] | None = None,
+              on_resource_updated: Callable[[str], None] | None = None,
+              on_list_changed: Callable[[str], None] | None = None,
+              on_notification: NotificationCallback | None = None, ping_interval: float | None = None,
+              protocol_versions: Sequence[str] | None = None, trace: TraceCallback | bool | None = None) -> Client:
         """Spawn ``command`` as the server, initialize, and return the connected client.
 
         ``env`` is applied on top of this process's environment (``inherit_env=False``: only
@@ -169,24 +151,14 @@ class Client:
         return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
-    def sse(
-        cls,
-        url: str,
-        *,
-        headers: dict[str, str] | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        client_info: dict[str, Any] | None = None,
-        sampling_handler: sampling.SamplingHandler | None = None,
-        elicitation_handler: ElicitationHandler | None = None,
-        roots: roots_.Roots | None = None,
-        on_log_message: Callable[[dict[str, Any]], None] | None = None,
-        on_resource_updated: Callable[[str], None] | None = None,
-        on_list_changed: Callable[[str], None] | None = None,
-        on_notification: NotificationCallback | None = None,
-        ping_interval: float | None = None,
-        protocol_versions: Sequence[str] | None = None,
-        trace: TraceCallback | bool | None = None,
-    ) -> Client:
+    def sse(cls, url: str, *, headers: dict[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+            client_info: dict[str, Any] | None = None, sampling_handler: sampling.SamplingHandler | None = None,
+            elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+            on_log_message: Callable[[dict[str, Any]], None] | None = None,
+            on_resource_updated: Callable[[str], None] | None = None,
+            on_list_changed: Callable[[str], None] | None = None,
+            on_notification: NotificationCallback | None = None, ping_interval: float | None = None,
+            protocol_versions: Sequence[str] | None = None, trace: TraceCallback | bool | None = None) -> Client:
         """Open the event stream at ``url`` (HTTP with SSE), initialize, return the connected client.
 
         ``headers`` go with every HTTP request (an ``Authorization`` header, say). ``timeout``
@@ -200,25 +172,15 @@ class Client:
         return cls._connected(transport, timeout=timeout, **_options(locals()))
 
     @classmethod
-    def http(
-        cls,
-        url: str,
-        *,
-        headers: dict[str, str] | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        fallback: bool = True,
-        client_info: dict[str, Any] | None = None,
-        sampling_handler: sampling.SamplingHandler | None = None,
-        elicitation_handler: ElicitationHandler | None = None,
-        roots: roots_.Roots | None = None,
-        on_log_message: Callable[[dict[str, Any]], None] | None = None,
-        on_resource_updated: Callable[[str], None] | None = None,
-        on_list_changed: Callable[[str], None] | None = None,
-        on_notification: NotificationCallback | None = None,
-        ping_interval: float | None = None,
-        protocol_versions: Sequence[str] | None = None,
-        trace: TraceCallback | bool | None = None,
-    ) -> Client:
+    def http(cls, url: str, *, headers: dict[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+             fallback: bool = True, client_info: dict[str, Any] | None = None,
+             sampling_handler: sampling.SamplingHandler | None = None,
+             elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+             on_log_message: Callable[[dict[str, Any]], None] | None = None,
+             on_resource_updated: Callable[[str], None] | None = None,
+             on_list_changed: Callable[[str], None] | None = None,
+             on_notification: NotificationCallback | None = None, ping_interval: float | None = None,
+             protocol_versions: Sequence[str] | None = None, trace: TraceCallback | bool | None = None) -> Client:
         """Connect to the MCP endpoint at ``url`` over Streamable HTTP, initialize, return the client.
 
         The transport of revision 2025-03-26, carrying 2024-11-05 messages (streamable_http/client_transport.py).

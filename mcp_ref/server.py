@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from . import lifecycle, logs, ping, sampling, stdio
 from . import roots as roots_
 from . import session as engine
-from .completion import Completer, CompletionRegistry
+from .completion import CompletionRegistry
+from .functions.decorators import Decorators
 from .lifecycle import Phase
 from .machinery.ratelimit import take_token
 from .machinery.threads.pool import checked_max_running
@@ -110,7 +111,7 @@ class RequestContext(engine.RequestContext):
         return self.session.lifecycle.protocol_version
 
 
-class Server:
+class Server(Decorators):
     """An MCP server. ``Server("name", version="1.0", instructions="...")``.
 
     ``page_size`` is the number of items per page of every list method (None: no paging).
@@ -124,6 +125,11 @@ class Server:
     ``protocol_versions`` are the revisions it will agree to (default: every one mcp_ref speaks,
     2024-11-05 to 2025-11-25); each client gets the newest both speak (lifecycle.py, LC-12).
     """
+
+    tools: ToolRegistry  # what it serves: each registry holds the functions registered (functions/decorators.py)
+    resources: ResourceRegistry
+    prompts: PromptRegistry
+    completions: CompletionRegistry
 
     def __init__(self, name: str, version: str = "0.1.0", instructions: str | None = None, *,
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
@@ -175,111 +181,7 @@ class Server:
         }
         self._roots_callbacks: list[Callable[[RequestContext], None]] = []
 
-    # --- registering features ---------------------------------------------------------------------
-
-    def tool(self, name: str | None = None, description: str | None = None,
-             input_schema: dict[str, Any] | None = None, *, title: str | None = None,
-             annotations: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-             replace: bool = False) -> Callable[[F], F]:
-        """Decorator: register a tool. Name and description default to the function's name and
-        docstring; the input schema to one derived from its type hints (hints.py). A parameter
-        named ``ctx`` receives the request context. The return value becomes content by the
-        table in returns.py. A name already registered is an error unless ``replace=True``.
-        (``@server.tool`` without parentheses works too.) Later revisions' fields, each sent only
-        to a client of that revision or newer, and checked now: ``annotations`` (2025-03-26), a dict
-        of the spec's hints (``{"readOnlyHint": True, "destructiveHint": False, "idempotentHint",
-        "openWorldHint", "title"}``); ``title`` and ``meta`` (``_meta``, 2025-06-18); ``output_schema``
-        (2025-06-18; default: derived from a structured return hint, signatures.py); ``icons``
-        (2025-11-25), ``[{"src": "https://...", "mimeType"?, "sizes"?, "theme"?}]``."""
-        later = {"title": title, "annotations": annotations, "output_schema": output_schema, "icons": icons, "meta": meta}
-        if callable(name):  # used bare: @server.tool
-            fn, name = name, None
-            self.tools.add(fn)
-            return fn
-
-        def register(fn: F) -> F:
-            self.tools.add(fn, name, description, input_schema, replace=replace, **later)
-            return fn
-        return register
-
-    def resource(self, uri: str, name: str | None = None, description: str | None = None,
-                 mime_type: str | None = None, *, title: str | None = None, icons: list[dict[str, Any]] | None = None,
-                 meta: dict[str, Any] | None = None, replace: bool = False) -> Callable[[F], F]:
-        """Decorator: register a resource at ``uri``. The function returns str (text), bytes
-        (blob) or data (JSON); see returns.py. A URI already registered is an error unless
-        ``replace=True``. ``title``, ``icons``, ``meta``: as for ``tool``."""
-        self._refuse_bare("resource", uri)
-
-        def register(fn: F) -> F:
-            self.resources.add(fn, uri, name, description, mime_type, replace=replace, title=title, icons=icons, meta=meta)
-            return fn
-        return register
-
-    def resource_template(self, uri_template: str, name: str | None = None, description: str | None = None,
-                          mime_type: str | None = None, *, title: str | None = None,
-                          icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-                          replace: bool = False) -> Callable[[F], F]:
-        """Decorator: register a URI template such as ``notes://{topic}``; the function gets the
-        variables as keyword arguments (converted to its type hints), and must take each of them."""
-        self._refuse_bare("resource_template", uri_template)
-
-        def register(fn: F) -> F:
-            self.resources.add(fn, uri_template, name, description, mime_type, template=True, replace=replace,
-                               title=title, icons=icons, meta=meta)
-            return fn
-        return register
-
-    @staticmethod
-    def _refuse_bare(decorator: str, uri: Any) -> None:
-        if callable(uri):  # @server.resource without a URI: the function arrived in its place
-            example = "notes://{topic}" if decorator == "resource_template" else "notes://today"
-            raise TypeError(f"@server.{decorator} needs a URI: write @server.{decorator}({example!r}) "
-                            f"above {getattr(uri, '__name__', 'the function')}")
-
-    def prompt(self, name: str | None = None, description: str | None = None,
-               arguments: list[dict[str, Any]] | None = None, *, title: str | None = None,
-               icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-               replace: bool = False) -> Callable[[F], F]:
-        """Decorator: register a prompt. Arguments default to the function's parameters (required
-        when they have no default; an argument given by hand may have a ``title``, 2025-06-18).
-        Return a str (one user message) or a list of messages; see returns.py. A name already
-        registered is an error unless ``replace=True``. ``title``, ``icons``, ``meta``: as for
-        ``tool``. (``@server.prompt`` without parentheses works too.)"""
-        if callable(name):  # used bare: @server.prompt
-            fn, name = name, None
-            self.prompts.add(fn)
-            return fn
-
-        def register(fn: F) -> F:
-            self.prompts.add(fn, name, description, arguments, replace=replace, title=title, icons=icons, meta=meta)
-            return fn
-        return register
-
-    def completion(self, ref_type: str, ref: str, argument: str) -> Callable[[F], F]:
-        """Decorator: a completer for one argument of a prompt (``"ref/prompt"``, prompt name)
-        or one variable of a resource template (``"ref/resource"``, the URI template)."""
-        def register(fn: F) -> F:
-            self.add_completion(ref_type, ref, argument, fn)
-            return fn
-        return register
-
-    def add_completion(self, ref_type: str, ref: str, argument: str, completer: Completer) -> None:
-        """Register a completer function, or a fixed list of values filtered by prefix."""
-        if callable(completer):
-            from .functions.signatures import refuse_async  # the Python side, loaded on first use
-
-            refuse_async(completer, f"the completer for {argument!r} of {ref!r}")
-        self.completions.add(ref_type, ref, argument, completer)
-
-    def on_roots_changed(self, callback: F) -> F:
-        """Decorator: ``callback(ctx)`` runs when a client says its roots changed (ROOT-22). It runs
-        on another thread of the session, so it may call ``ctx.list_roots()``; ``ctx.session`` is the client."""
-        from .functions.signatures import refuse_async  # the Python side, loaded on first use
-
-        refuse_async(callback, "an on_roots_changed callback")
-        self._roots_callbacks.append(callback)
-        return callback
+    # --- registering features: the decorators (@server.tool, ...) are in functions/decorators.py ---
 
     def _roots_changed(self, session: Session, params: dict[str, Any]) -> None:
         for callback in self._roots_callbacks:  # ROOT-22: off the reading thread, so it may ask roots/list again
