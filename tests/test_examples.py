@@ -22,7 +22,7 @@ def run(name: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 def test_hello_client() -> None:
     proc = run("hello_client.py")
     assert proc.returncode == 0, proc.stderr
-    assert "2 + 3 = 5" in proc.stdout and "-32602" in proc.stdout
+    assert "2 + 3 = 5" in proc.stdout and "a tool error: True" in proc.stdout and "-32602" in proc.stdout
 
 
 def test_sampling_fake_model() -> None:
