@@ -68,8 +68,8 @@ TESTED_ELSEWHERE = {
     "cli/demo.py": "cli/test_main.py",
     "cli/inspect_cmd.py": "cli/test_habits.py",
     "cli/request_cmd.py": "cli/test_main.py",
-    "functions/convert.py": "functions/test_hints.py",
-    "functions/decorators.py": "pages/test_tools.py",  # @server.tool and its kin, in every page's tests  # JSON values to the types the hints ask for
+    "functions/convert.py": "functions/test_hints.py",  # JSON values to the types the hints ask for
+    "functions/decorators.py": "pages/test_tools.py",  # @server.tool and its kin, in every page's tests
     "functions/kinds.py": "functions/test_signatures.py",
     "functions/registry.py": "functions/test_signatures.py",
     "machinery/http/client_plumbing.py": "machinery/test_reach.py",
