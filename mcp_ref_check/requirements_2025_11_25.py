@@ -182,7 +182,7 @@ _TABLE: tuple[Requirement, ...] = (
     _r("SHTC-06", _TRN, "SHOULD", "client", "When the server closes the connection before the stream ends, poll the stream by reconnecting"),
     _r("SHTC-07", _TRN, "SHOULD", "server", "Before closing such a connection, send an SSE event with a retry field"),
     _r("SHTC-08", _TRN, "MUST", "client", "Wait the milliseconds of the retry field before reconnecting"),
-    _r("SHTC-09", _TRN, "MAY", "server", "End a POST's SSE stream when the session expires (it no longer has to stay open until the response)"),
+    _r("SHTC-09", _TRN, "MAY", "server", "End a POST's SSE stream when the session expires (replaces the rule against closing it before its response)"),
     _r("SHTC-10", _TRN, "SHOULD", "server", "Terminate a POST's SSE stream once its response is sent"),
     _r("SHTC-11", _TRN, "SHOULD", "server", "On the GET stream too, send retry before closing the connection without ending the stream, and let the client reconnect"),
     _r("SHTC-12", _TRN, "SHOULD", "server", "Make event IDs identify the stream they belong to, so a Last-Event-ID can be traced to its stream"),
