@@ -62,7 +62,7 @@ COURSE = Path(__file__).resolve().parent
 ROOT = COURSE.parent
 WORK = COURSE / "work"
 VENV_BIN = ".venv/bin/"
-ID = re.compile(r"\b[A-Z]{2,5}-\d{2}\b")
+ID = re.compile(r"\b[A-Z]{2,6}-\d{2}\b")
 CASE = re.compile(r"`((?:[a-z]+|lab\d{2})\.[a-z0-9-]+)`")  # a case of the kit, or a lesson (lab04.name)
 URL = re.compile(r"serving on (http://\S+)")
 TODO_STEP = re.compile(r"^\d+\. \*\*TODO (\d+)\*\* \(([^)]*)\):(.*?)(?=^\d+\. |^\S|\n\n|\Z)", re.M | re.S)

@@ -43,7 +43,7 @@ from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .revisions import batches
+from .revisions import batches, elicitation
 from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
@@ -109,6 +109,22 @@ class RequestContext(engine.RequestContext):
     def protocol_version(self) -> str | None:
         """The revision this session agreed on in ``initialize`` (``"2025-11-25"``, say)."""
         return self.session.lifecycle.protocol_version
+
+    def elicit(self, message: str, requested_schema: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Ask the user, through the client, to fill in ``requested_schema`` (the wire schema, or
+        ``{"name": str, "color": ["red", "green"]}``); returns ``{"action", "content"?}``. A page of
+        2025-06-18 (revisions/elicitation.py): refused locally, with a clear ``McpError``, when the
+        client declared no elicitation or speaks an older revision."""
+        return elicitation.elicit(self.session, message, requested_schema, timeout=timeout)
+
+    def elicit_url(self, message: str, url: str, elicitation_id: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """Ask the user to open ``url`` out of band (URL mode, 2025-11-25); returns ``{"action"}``.
+        ``ctx.elicitation_complete(elicitation_id)`` tells the client later that it is done."""
+        return elicitation.elicit_url(self.session, message, url, elicitation_id, timeout=timeout)
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """Send ``notifications/elicitation/complete`` for a URL elicitation of this client."""
+        elicitation.complete(self.session, elicitation_id)
 
 
 class Server(Decorators):

@@ -45,13 +45,11 @@ class Status(str, enum.Enum):
 
 def requirement(req_id: str) -> Any:
     """The index entry for ``req_id`` (imported here, so ``import mcp_ref`` never loads the kit):
-    an ID of 2024-11-05 (requirements.py), or ``SHTTP-NN`` of the 2025-03-26 transports page
-    (requirements_2025_03_26.py), which the Streamable HTTP cases cite."""
-    from . import requirements, requirements_2025_03_26
+    an ID of 2024-11-05 (requirements.py), or of a later revision's index (``SHTTP-NN`` of the
+    2025-03-26 transports page, ``ELIC-NN`` of 2025-06-18, ...), all found through indexes.py."""
+    from . import indexes
 
-    if req_id.strip().upper().startswith("SHTTP-"):
-        return requirements_2025_03_26.get(req_id)
-    return requirements.get(req_id)
+    return indexes.get(req_id)
 
 
 def strength_of(req_id: str) -> str:

@@ -42,9 +42,9 @@ CHECKER = ROOT / "mcp_ref_check"  # this package: the index, the notes' reader, 
 # mcp_ref_check names IDs without enforcing them: the index, and the checker judging others.)
 NOT_ENFORCING = ("cli/explain.py",)
 
-_ID = r"[A-Z]{2,5}-\d{2}"
+_ID = r"[A-Z]{2,6}-\d{2}"
 _ID_WORD = re.compile(rf"(?<![A-Za-z0-9-])({_ID})(?!\d)")
-_ID_PART = re.compile(r"(?:([A-Z]{2,5})-)?(\d{2})(?:\.\.(?:[A-Z]{2,5}-)?(\d{2}))?")
+_ID_PART = re.compile(r"(?:([A-Z]{2,6})-)?(\d{2})(?:\.\.(?:[A-Z]{2,6}-)?(\d{2}))?")
 _LEADING_IDS = re.compile(rf"^((?:{_ID}(?:\.\.\d{{2}})?(?:, ?)?)+)")
 _TICKS = re.compile(r"`([^`]+)`")
 

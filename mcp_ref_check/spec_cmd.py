@@ -23,29 +23,34 @@ import textwrap
 
 from . import notes
 from .closeness import closest
-from .requirements import PAGES, REQUIREMENTS, Requirement, get, on_page
+from .requirements import PAGES, Requirement, on_page
 
 _WIDTH = 100
 
 
 def run_spec(what: str) -> int:
-    """Print an ID (``LC-08``, any case; or ``SHTTP-10`` of the 2025-03-26 transports page) or a
-    page; 2 with the closest IDs (or pages) when it is neither."""
-    from .requirements_2025_03_26 import REQUIREMENTS as LATER
-    from .requirements_2025_03_26 import get as get_2025_03_26
+    """Print an ID (``LC-08``, any case; or one of a later revision's index: ``SHTTP-10``,
+    ``ELIC-03``, ``TNAME-04``; indexes.py) or a page; 2 with the closest IDs (or pages) when it
+    is neither. A page a later revision added or changed lists that revision's rows too."""
+    from . import indexes
 
-    for lookup in (get, get_2025_03_26):  # the 2025-03-26 transports page has an index of its own
-        try:
-            print(render_requirement(lookup(what)))
-            return 0
-        except KeyError:
-            pass
+    try:
+        print(render_requirement(indexes.get(what)))
+        return 0
+    except KeyError:
+        pass
+    later = [(revision, rows) for revision, rows in indexes.on_page(what) if revision != "2024-11-05"]
     try:
         page = on_page(what)
     except KeyError:
-        print(f"mcp-ref: {not_found(what, [*REQUIREMENTS, *LATER])}", file=sys.stderr)
-        return 2
-    print(render_page(page))
+        if not later:
+            print(f"mcp-ref: {not_found(what, list(indexes.everything()))}", file=sys.stderr)
+            return 2
+        page = []
+    blocks = [render_page(page)] if page else []
+    blocks += [f"revision {revision}, what it added or changed on this page:\n" + render_page(rows)
+               for revision, rows in later]
+    print("\n\n".join(blocks))
     return 0
 
 
@@ -54,7 +59,7 @@ def not_found(what: str, ids: list[str]) -> str:
     closest: ``LC-8`` suggests LC-08 first), or for words without a digit, the closest pages."""
     if any(ch.isdigit() for ch in what):
         close = closest(what, ids)
-        hint = f"did you mean {', '.join(close)}?" if close else "IDs look like LC-08, TOOL-18 or SHTTP-10."
+        hint = f"did you mean {', '.join(close)}?" if close else "IDs look like LC-08, TOOL-18, SHTTP-10 or ELIC-03."
         return f"unknown requirement ID {what!r}: {hint} Or give a page such as server/tools."
     import difflib  # only on the error path
 

@@ -12,15 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref_check import notes
-from mcp_ref_check.requirements import REQUIREMENTS as REQUIREMENTS_2024_11_05
-from mcp_ref_check.requirements_2025_03_26 import REQUIREMENTS as REQUIREMENTS_2025_03_26
+from mcp_ref_check import indexes, notes
 
 from .conftest import ROOT
 from .mutants import MUTANTS, copy_repository, run_mutant
 
 ROWS = notes.read_notes(ROOT / "spec_notes")
-REQUIREMENTS = {**REQUIREMENTS_2024_11_05, **REQUIREMENTS_2025_03_26}  # the SHTTP MUSTs have mutants too
+REQUIREMENTS = indexes.everything()  # the MUSTs of every revision's index have mutants too
 
 # Spread over the pages, each with a quick test; among them requirements whose tests once let
 # their mutant survive (MSG-08, PAG-07, PING-01, ROOT-05).

@@ -3,7 +3,8 @@ and Streamable HTTP, with the tool features of the revisions after 2024-11-05.
 
 https://modelcontextprotocol.io/specification/2025-11-25/server/tools
 Our server (tests/peers/later_server.py) offers a titled, annotated tool with icons and
-structured output, one returning audio and one a resource link; the SDK reads each into its own
+structured output, one returning audio, one a resource link, and one that asks the user (our
+``ctx.elicit``, answered by the SDK's elicitation callback); the SDK reads each into its own
 types (and checks the structured result against the output schema itself). Our server writes
 every message to a trace, checked against the 2025-11-25 schema at the end.
 """
@@ -36,8 +37,18 @@ def test_the_sdk_client_reads_every_later_tool_feature_of_our_server(transport: 
     target: Any = http.url if http is not None else StdioServerParameters(
         command=sys.executable, args=["-m", "mcp_ref", "serve", LATER_SERVER, "--trace-file", trace], cwd=str(ROOT))
 
+    async def elicitation(context: Any, params: Any) -> Any:
+        asked.append(params)
+        from mcp_types import ElicitResult
+
+        return ElicitResult(action="accept", content={"city": "Oslo"})
+
+    asked: list[Any] = []
+
     async def main() -> tuple[Any, ...]:
-        async with Client(target, mode="legacy") as client:  # the handshake of 2025-11-25
+        async with Client(target, mode="legacy", elicitation_callback=elicitation) as client:  # the 2025-11-25 handshake
+            where = await client.call_tool("where", {})
+            assert where.content[0].text == "Oslo" and not where.is_error  # our ctx.elicit, answered by the SDK
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             weather = await client.call_tool("weather", {"city": "Oslo"})
             chime = await client.call_tool("chime", {})
@@ -60,6 +71,7 @@ def test_the_sdk_client_reads_every_later_tool_feature_of_our_server(transport: 
     assert '"Oslo"' in weather.content[0].text  # the same JSON as text
     assert chime.content[0].type == "audio" and chime.content[0].mime_type == "audio/wav"
     assert link.content[0].type == "resource_link" and str(link.content[0].uri) == "notes://1"
+    assert asked and asked[0].requested_schema["properties"]["city"] == {"type": "string"}
     tap = SchemaTap("server")
     tap.feed_file(trace)
     assert tap.revision == "2025-11-25" and tap.messages

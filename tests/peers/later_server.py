@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from mcp_ref import Audio, ResourceLink, Server
+from mcp_ref import Audio, RequestContext, ResourceLink, Server
 
 server = Server("mcp-ref-later", version="1.0")
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
@@ -37,3 +37,10 @@ def chime() -> Audio:
 def link() -> ResourceLink:
     """A link to a resource."""
     return ResourceLink("notes://1", "note-1", mime_type="text/plain")
+
+
+@server.tool()
+def where(ctx: RequestContext) -> str:
+    """Ask the user which city (elicitation, 2025-06-18)."""
+    answer = ctx.elicit("Which city?", {"city": str})
+    return str(answer.get("content", {}).get("city", answer["action"]))

@@ -1,7 +1,8 @@
 """A third-party server for interop tests at revision 2025-11-25: the official Python SDK's
 MCPServer (``mcp`` 2.x) with the tool features the revisions after 2024-11-05 added: a title and
 annotations (2025-03-26, 2025-06-18), icons (2025-11-25), structured output with an output schema
-derived from a TypedDict (2025-06-18), audio content (2025-03-26) and a resource link (2025-06-18).
+derived from a TypedDict (2025-06-18), audio content (2025-03-26), a resource link (2025-06-18) and
+a tool that asks the user through elicitation (2025-06-18).
 
 Everything protocol-level is the SDK's own. Over stdio by default; ``python later_server.py http``
 serves Streamable HTTP on a free port of 127.0.0.1 (``streamable_http_app`` under uvicorn) and
@@ -17,7 +18,8 @@ import warnings
 from typing import TypedDict
 
 import mcp_types as types
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 warnings.simplefilter("ignore")
 
@@ -47,6 +49,17 @@ def chime() -> types.AudioContent:
 def link() -> types.ResourceLink:
     """A link to a resource."""
     return types.ResourceLink(type="resource_link", uri="sdk://notes/1", name="note-1", mimeType="text/plain")
+
+
+class City(BaseModel):
+    city: str
+
+
+@mcp.tool()
+async def where(ctx: Context) -> str:
+    """Ask the user which city (elicitation, 2025-06-18)."""
+    answer = await ctx.elicit("Which city?", schema=City)
+    return answer.data.city if answer.action == "accept" else answer.action
 
 
 if __name__ == "__main__":
