@@ -1,21 +1,50 @@
-"""The requirement index of one page of revision 2025-03-26: basic/transports (Streamable HTTP).
+"""The requirement index of revision 2025-03-26: its transports page, and what it added elsewhere.
 
-Not a spec section: the index of that page's requirements, in the same form as the 2024-11-05
-index (requirements.py), for the one page of a later revision mcp_ref implements.
-https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
+Not a spec section: the index of the requirements of revision 2025-03-26 that mcp_ref cites, in
+the same form as the 2024-11-05 index (requirements.py). It holds every requirement of the
+basic/transports page (Streamable HTTP), and on the other pages only what 2025-03-26 adds to or
+changes in 2024-11-05 (a requirement those pages repeat unchanged keeps its 2024-11-05 ID).
+https://modelcontextprotocol.io/specification/2025-03-26
 
 mcp_ref speaks the messages of 2024-11-05; the Streamable HTTP transport that revision 2025-03-26
-brought carries them (streamable_http/server_app.py, streamable_http/client_transport.py). The code, the tests and
-``spec_notes/basic-transports-streamable-http.md`` cite this page's requirements by the IDs
-below: ``SHTTP-NN``, a prefix the 2024-11-05 index does not use, numbered in the page's order,
-one per MUST, SHOULD or MAY sentence (several that say one thing share an ID). Each entry has
-the fields of ``requirements.Requirement``: ``id``, ``page`` (``"basic/transports"``, of this
-revision: ``url`` says so), ``level`` (as requirements.py point 3; ``"SHOULD (lowercase)"`` where
-the page writes the word in plain prose), ``side`` and a ``summary`` in our own words. Read the
-spec page for the exact wording.
+brought carries them (streamable_http/server_app.py, streamable_http/client_transport.py), and a
+session that agrees on 2025-03-26 takes JSON-RPC batches (mcp_ref/revisions/batches.py). The code,
+the tests and ``spec_notes/basic-transports-streamable-http.md`` cite these requirements by the IDs
+below, prefixes the 2024-11-05 index does not use, each numbered in its page's order, one per
+requirement sentence (several that say one thing share an ID):
 
-The page's stdio and custom-transport sections repeat what 2024-11-05 said; their rows
-(SHTTP-02..04, 44, 45) name the 2024-11-05 IDs they repeat, and the notes point there.
+======  ==================================  =====================================================
+prefix  page                                what it covers
+======  ==================================  =====================================================
+SHTTP   basic/transports                    the whole page: stdio, Streamable HTTP, sessions,
+                                            resumability, backwards compatibility
+BATCH   basic (and basic/lifecycle)         JSON-RPC batches (01..04; 04, on basic/lifecycle:
+                                            initialize never in a batch), then the other new
+                                            text of basic: notifications get no response, the
+                                            shape of results and errors, which transports use
+                                            the authorization page (05..)
+TMO     basic/lifecycle                     request timeouts: cancelling on timeout, per-request
+                                            settings, progress resetting the clock, a maximum
+AUTHA   basic/authorization                 the whole page (new in 2025-03-26): OAuth 2.1,
+                                            metadata discovery, registration, tokens
+PMSG    basic/utilities/progress            the message field of a progress notification
+PRMA    server/prompts                      audio content in prompt messages
+ANNOT   server/tools (and the overview)     tool annotations are untrusted unless the server is
+                                            trusted (02: the overview, ``""``, says it too)
+CMPL    server/utilities/completion         the completions capability and completion errors
+======  ==================================  =====================================================
+
+BATCH-02 and BATCH-03 are JSON-RPC 2.0's batch rules, which the basic page points to without
+restating them; their rows say so. The basic page's requirements that 2024-11-05 stated on its
+basic/messages page keep their MSG IDs. The transports page's stdio and custom-transport
+sections repeat what 2024-11-05 said; their rows (SHTTP-02..04, 44, 45) name the 2024-11-05 IDs
+they repeat, and the notes point there.
+
+Each entry has the fields of ``requirements.Requirement``: ``id``, ``page`` (of this revision:
+``url`` says so; ``""`` is the overview), ``level`` (as requirements.py point 3; ``"SHOULD
+(lowercase)"`` where the page writes the word in plain prose; the authorization page's REQUIRED
+and OPTIONAL are kept as written), ``side`` and a ``summary`` in our own words. Read the spec
+page for the exact wording.
 
 Lookups as in requirements.py: ``get(id)``, ``search(text)``, and ``REQUIREMENTS``.
 """
@@ -33,7 +62,10 @@ from .requirements import Requirement as _Requirement
 
 REVISION = "2025-03-26"
 SPEC_URL = f"https://modelcontextprotocol.io/specification/{REVISION}"
-PAGE = "basic/transports"
+PAGE = "basic/transports"  # the page of the SHTTP rows, and of a row that names none
+
+# requirements.py's levels, and the keywords only the authorization page uses (its point 6).
+_KEYWORDS: dict[str, str] = {**_STRENGTH, "REQUIRED": "MUST", "RECOMMENDED": "SHOULD", "OPTIONAL": "MAY"}
 
 
 @dataclass(frozen=True)
@@ -42,17 +74,17 @@ class Requirement(_Requirement):
 
     @property
     def url(self) -> str:
-        return f"{SPEC_URL}/{self.page}"
+        return f"{SPEC_URL}/{self.page}" if self.page else SPEC_URL
 
     @property
     def strength(self) -> str:
         """As requirements.py point 6: a combined level counts as its strongest part."""
-        parts = [_STRENGTH[part.strip()] for part in self.level.replace(" (lowercase)", "").split("/")]
+        parts = [_KEYWORDS[part.strip()] for part in self.level.replace(" (lowercase)", "").split("/")]
         return min(parts, key=["MUST", "SHOULD", "MAY"].index)
 
 
-def _r(id: str, level: str, side: str, summary: str) -> Requirement:
-    return Requirement(id, PAGE, level, side, summary)
+def _r(id: str, level: str, side: str, summary: str, page: str = PAGE) -> Requirement:
+    return Requirement(id, page, level, side, summary)
 
 
 _TABLE: tuple[Requirement, ...] = (
@@ -111,6 +143,77 @@ _TABLE: tuple[Requirement, ...] = (
     # Custom transports: what 2024-11-05 said
     _r("SHTTP-44", "MAY", "both", "Add a custom transport over any two-way channel (as TR-12)"),
     _r("SHTTP-45", "MUST/SHOULD", "both", "Keep JSON-RPC messages and the lifecycle intact on a custom transport, and document how it connects (as TR-13)"),
+    # What 2025-03-26 adds on its other pages. basic: batches (BATCH-01..03 and, on basic/lifecycle, 04), then the rest of the new text
+    _r("BATCH-01", "MAY/MUST", "both", "Accept JSON-RPC batches (arrays of messages) from the peer; sending batches is each party's choice", "basic"),
+    _r("BATCH-02", "SHOULD (lowercase)", "both", "Answer the requests of a batch with one array of their responses (JSON-RPC 2.0's batch rule, not restated by MCP)", "basic"),
+    _r("BATCH-03", "MUST", "both", "Take an empty array for no batch: it gets one Invalid Request error (JSON-RPC 2.0's batch rule, not restated by MCP)", "basic"),
+    _r("BATCH-04", "MUST NOT", "client", "Send initialize alone, never inside a batch", "basic/lifecycle"),
+    _r("BATCH-05", "MUST NOT", "both", "Send nothing back for a notification received (the receiver's duty, now stated)", "basic"),
+    _r("BATCH-06", "MAY/MUST", "both", "Shape a result as any JSON object, but give an error at least a code and a message (lowercase in 2024-11-05)", "basic"),
+    _r("BATCH-07", "SHOULD", "both", "Over an HTTP-based transport, authorize as the basic/authorization page says", "basic"),
+    _r("BATCH-08", "SHOULD NOT", "both", "Over stdio, leave the authorization page aside and take credentials from the environment", "basic"),
+    # basic/lifecycle: timeouts (the 2024-11-05 advice on timeouts, rewritten and extended)
+    _r("TMO-01", "SHOULD", "both", "Put a timeout on every request sent, against hung connections and exhausted resources", "basic/lifecycle"),
+    _r("TMO-02", "SHOULD", "both", "When a request times out unanswered, send notifications/cancelled for it and stop waiting", "basic/lifecycle"),
+    _r("TMO-03", "SHOULD", "both", "In an SDK or middleware, let the caller set the timeout of each request", "basic/lifecycle"),
+    _r("TMO-04", "MAY", "both", "Restart a request's timeout clock when a progress notification for it arrives", "basic/lifecycle"),
+    _r("TMO-05", "SHOULD", "both", "Enforce a maximum timeout for every request, however many progress notifications come", "basic/lifecycle"),
+    _r("TMO-06", "SHOULD", "both", "Be ready for any request to time out, not only initialize and shutdown (the error cases, changed)", "basic/lifecycle"),
+    # basic/authorization: a new page
+    _r("AUTHA-01", "OPTIONAL", "both", "Support authorization or not: it is optional", "basic/authorization"),
+    _r("AUTHA-02", "SHOULD", "both", "When supporting it over an HTTP-based transport, conform to this page", "basic/authorization"),
+    _r("AUTHA-03", "SHOULD NOT", "both", "Over stdio, skip this flow and read credentials from the environment", "basic/authorization"),
+    _r("AUTHA-04", "MUST", "both", "Over any other transport, follow the established security practice of its protocol", "basic/authorization"),
+    _r("AUTHA-05", "MUST", "both", "Implement OAuth 2.1 with suitable safeguards for confidential and public clients", "basic/authorization"),
+    _r("AUTHA-06", "SHOULD", "both", "Support OAuth 2.0 Dynamic Client Registration (RFC 7591)", "basic/authorization"),
+    _r("AUTHA-07", "SHOULD", "server", "Implement OAuth 2.0 Authorization Server Metadata (RFC 8414) on the server side", "basic/authorization"),
+    _r("AUTHA-08", "MUST", "client", "Implement OAuth 2.0 Authorization Server Metadata (RFC 8414) in every client", "basic/authorization"),
+    _r("AUTHA-09", "MUST", "server", "Without RFC 8414 metadata, use the default endpoint URIs", "basic/authorization"),
+    _r("AUTHA-10", "SHOULD", "server", "Offer the OAuth grant types that fit the audience (authorization code for people, client credentials for programs)", "basic/authorization"),
+    _r("AUTHA-11", "MUST", "server", "Answer 401 Unauthorized while authorization is needed and not yet proven", "basic/authorization"),
+    _r("AUTHA-12", "MUST", "client", "Discover the server's endpoints by the RFC 8414 metadata protocol", "basic/authorization"),
+    _r("AUTHA-13", "SHOULD", "server", "Publish endpoints by the RFC 8414 metadata protocol", "basic/authorization"),
+    _r("AUTHA-14", "MUST", "server", "Without metadata discovery, serve the fallback URLs", "basic/authorization"),
+    _r("AUTHA-15", "SHOULD", "client", "Send MCP-Protocol-Version during metadata discovery", "basic/authorization"),
+    _r("AUTHA-16", "MUST", "client", "Take the authorization base URL from the MCP server URL with its path removed", "basic/authorization"),
+    _r("AUTHA-17", "MUST", "both", "Place the metadata at /.well-known/oauth-authorization-server under the base URL", "basic/authorization"),
+    _r("AUTHA-18", "MUST", "client", "For a server without metadata, use /authorize, /token and /register under the base URL", "basic/authorization"),
+    _r("AUTHA-19", "MUST", "client", "Try the metadata document first; fall back to the default paths only after", "basic/authorization"),
+    _r("AUTHA-20", "SHOULD", "both", "Support dynamic registration so that clients get client IDs without the user", "basic/authorization"),
+    _r("AUTHA-21", "MUST", "both", "Handle access tokens as OAuth 2.1 section 5 says for resource requests", "basic/authorization"),
+    _r("AUTHA-22", "MUST", "client", "Send the access token in an Authorization: Bearer header", "basic/authorization"),
+    _r("AUTHA-23", "MUST", "client", "Authorize every HTTP request to the server, even within one session", "basic/authorization"),
+    _r("AUTHA-24", "MUST NOT", "client", "Put an access token in the URI query string", "basic/authorization"),
+    _r("AUTHA-25", "MUST", "server", "Validate access tokens as OAuth 2.1 section 5.2 says", "basic/authorization"),
+    _r("AUTHA-26", "MUST", "server", "On a failed validation, answer as OAuth 2.1 section 5.3 says", "basic/authorization"),
+    _r("AUTHA-27", "MUST", "server", "Answer an invalid or expired token with 401", "basic/authorization"),
+    _r("AUTHA-28", "MUST", "both", "Meet every item of the security list that follows", "basic/authorization"),
+    _r("AUTHA-29", "MUST", "client", "Store tokens securely, as OAuth 2.0 best practice says", "basic/authorization"),
+    _r("AUTHA-30", "SHOULD", "server", "Enforce token expiry and rotation", "basic/authorization"),
+    _r("AUTHA-31", "MUST", "server", "Serve every authorization endpoint over HTTPS", "basic/authorization"),
+    _r("AUTHA-32", "MUST", "server", "Validate redirect URIs, against open redirects", "basic/authorization"),
+    _r("AUTHA-33", "MUST", "both", "Use only localhost or HTTPS URLs as redirect URIs", "basic/authorization"),
+    _r("AUTHA-34", "MUST", "server", "Answer authorization errors with the fitting status: 401, 403 or 400", "basic/authorization"),
+    _r("AUTHA-35", "MUST", "both", "Follow OAuth 2.1 security best practice", "basic/authorization"),
+    _r("AUTHA-36", "REQUIRED", "client", "Use PKCE, in every client", "basic/authorization"),
+    _r("AUTHA-37", "SHOULD", "server", "Rotate tokens, for security", "basic/authorization"),
+    _r("AUTHA-38", "SHOULD", "server", "Limit token lifetimes as security needs", "basic/authorization"),
+    _r("AUTHA-39", "MAY", "server", "Delegate authorization to a third-party authorization server", "basic/authorization"),
+    _r("AUTHA-40", "MUST", "server", "When delegating: map third-party tokens to issued MCP tokens securely, check them first, manage and renew them", "basic/authorization"),
+    _r("AUTHA-41", "MUST", "server", "When delegating: check redirect URIs, guard third-party secrets, time out sessions, weigh token chaining, handle errors", "basic/authorization"),
+    _r("AUTHA-42", "SHOULD (lowercase)", "client", "Run a local client as a public OAuth 2.1 client: PKCE, safe token storage, refresh, expiry (best practice)", "basic/authorization"),
+    _r("AUTHA-43", "SHOULD (lowercase)", "client", "Implement metadata discovery in every client (best practice)", "basic/authorization"),
+    _r("AUTHA-44", "SHOULD (lowercase)", "both", "Implement dynamic client registration (best practice)", "basic/authorization"),
+    # basic/utilities/progress
+    _r("PMSG-01", "SHOULD", "both", "Fill a progress notification's optional message with readable text about the progress", "basic/utilities/progress"),
+    # server/prompts
+    _r("PRMA-01", "MUST", "server", "Base64-encode the data of audio content in a prompt message and give it a valid MIME type", "server/prompts"),
+    # server/tools, and the overview's tool safety
+    _r("ANNOT-01", "MUST", "client", "Treat tool annotations as untrusted unless the server that sent them is trusted", "server/tools"),
+    _r("ANNOT-02", "SHOULD (lowercase)", "client", "Distrust descriptions of tool behaviour, annotations among them, from a server not trusted (overview)", ""),
+    # server/utilities/completion
+    _r("CMPL-01", "MUST", "server", "Declare the completions capability when offering completion", "server/utilities/completion"),
+    _r("CMPL-02", "SHOULD", "server", "Answer failed completions with JSON-RPC errors: -32601 unsupported, -32602 bad name or arguments, -32603 internal", "server/utilities/completion"),
 )
 
 REQUIREMENTS: dict[str, Requirement] = {r.id: r for r in _TABLE}
@@ -122,11 +225,11 @@ def get(requirement_id: str) -> Requirement:
     if key in REQUIREMENTS:
         return REQUIREMENTS[key]
     close = closest(requirement_id, REQUIREMENTS)
-    hint = f"did you mean {', '.join(close)}?" if close else "IDs of this page look like SHTTP-10"
+    hint = f"did you mean {', '.join(close)}?" if close else "IDs of this index look like SHTTP-10 or BATCH-02"
     raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint}")
 
 
 def search(text: str) -> list[Requirement]:
-    """Requirements whose ID or summary contains ``text``, ignoring case, in the page's order."""
+    """Requirements whose ID or summary contains ``text``, ignoring case, in the index's order."""
     needle = text.casefold()
     return [r for r in _TABLE if any(needle in field.casefold() for field in (r.id, r.summary))]
