@@ -415,7 +415,7 @@ def structured_output(program: Program, agreed: str, verdict: Verdict) -> None:
     call = program.request("tools/call", WORD_COUNT_CALL)
     result = call.result if isinstance(call.result, dict) else {}
     if call.got is None or not result:
-        verdict.fail("STRC-01", f"word_count, called in a session of {agreed}, got "
+        verdict.fail("OUT-03", f"word_count, called in a session of {agreed}, got "
                      f"{'no answer' if call.got is None else 'no result'}", call.sent, call.got)
         return
     structured = result.get("structuredContent")
@@ -431,7 +431,7 @@ def structured_output(program: Program, agreed: str, verdict: Verdict) -> None:
         verdict.note(f"in a session of {agreed}: no outputSchema, no structuredContent")
         return
     if not isinstance(schema, dict):
-        verdict.fail("STRC-01", f"in a session of {NEW}, word_count lists no outputSchema" +
+        verdict.fail("OUT-03", f"in a session of {NEW}, word_count lists no outputSchema" +
                      (" though its result has structuredContent: a client cannot check it against anything"
                       if structured is not None else ""), listed.sent, listed.got)
         return
@@ -439,27 +439,27 @@ def structured_output(program: Program, agreed: str, verdict: Verdict) -> None:
         validator = jsonschema.validators.validator_for(schema)(schema)
         validator.check_schema(schema)
     except (jsonschema.exceptions.SchemaError, TypeError, AttributeError) as exc:
-        verdict.fail("STRC-01", f"word_count's outputSchema is not valid JSON Schema: {str(exc).splitlines()[0]}",
+        verdict.fail("OUT-03", f"word_count's outputSchema is not valid JSON Schema: {str(exc).splitlines()[0]}",
                      listed.sent, listed.got)
         return
     if schema.get("type") != "object":
-        verdict.fail("STRC-01", "word_count's outputSchema is not of type \"object\" (structuredContent is an object)",
+        verdict.fail("OUT-03", "word_count's outputSchema is not of type \"object\" (structuredContent is an object)",
                      listed.sent, listed.got)
         return
     if not isinstance(structured, dict):
-        verdict.fail("STRC-01", f"word_count lists an outputSchema, but its result has "
+        verdict.fail("OUT-03", f"word_count lists an outputSchema, but its result has "
                      f"{'no structuredContent' if structured is None else 'a structuredContent that is no object'}",
                      call.sent, call.got)
         return
     problem = next(iter(validator.iter_errors(structured)), None)
     if problem is not None:
-        verdict.fail("STRC-01", f"word_count's structuredContent does not conform to its outputSchema: "
+        verdict.fail("OUT-03", f"word_count's structuredContent does not conform to its outputSchema: "
                      f"{problem.message}", call.sent, call.got)
         return
     texts = [item.get("text") for item in result.get("content") or [] if isinstance(item, dict)
              and item.get("type") == "text"]
     if not any(_json_of(text) == structured for text in texts):
-        verdict.fail("STRC-02", "word_count's result has no text item holding the same JSON as its structuredContent: "
+        verdict.fail("OUT-01", "word_count's result has no text item holding the same JSON as its structuredContent: "
                      "a client of 2024-11-05 ways reads only content, so keep the JSON text beside it",
                      call.sent, call.got)
         return
@@ -488,9 +488,9 @@ LAB08 = [
     Lesson("lab08.structured-output-only-in-2025-06-18",
            f"in a session of {NEW} word_count has an outputSchema and returns conforming structuredContent with the "
            f"same JSON as text; in one of {BASE}, neither",
-           {"STRC-01": f"this lab asks that word_count, in a session of {NEW}, list an outputSchema and return "
+           {"OUT-03": f"this lab asks that word_count, in a session of {NEW}, list an outputSchema and return "
                        "structuredContent that conforms to it (a MUST of 2025-06-18 once a tool has an outputSchema)",
-            "STRC-02": "this lab asks that the structured result keep its JSON as a text item too (a SHOULD of "
+            "OUT-01": "this lab asks that the structured result keep its JSON as a text item too (a SHOULD of "
                        "2025-06-18: clients that read only content still get it)",
             "LC-14": f"this lab asks that the server stick to the version of the session: outputSchema and "
                      f"structuredContent go to a client that agreed on {NEW}, and to no other"},

@@ -198,8 +198,8 @@ TITLES_AND_ANNOTATIONS = {
     "word_count": ("Count words", {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}),
 }
 
-# The shape of a tool's structured result (2025-06-18, STRC-01): name -> its outputSchema.
-# TODO 3 (STRC-01, STRC-02, LC-14): describe word_count's answer, {"words": 4, "characters": 26}, as
+# The shape of a tool's structured result (2025-06-18, OUT-03): name -> its outputSchema.
+# TODO 3 (OUT-03, OUT-01, LC-14): describe word_count's answer, {"words": 4, "characters": 26}, as
 #   a JSON Schema of type "object" (both integers, both required).
 OUTPUT_SCHEMAS = {}
 
@@ -246,7 +246,7 @@ def tools_list(params):
         tool = {"name": name, "description": description, "inputSchema": schema}
         # TODO 2 (LC-14): in a session of 2025-06-18 (speaks_new_version()), give the tool its
         #   "title" and "annotations" from TITLES_AND_ANNOTATIONS; in a session of 2024-11-05, neither.
-        # TODO 3 (STRC-01, STRC-02, LC-14): in a session of 2025-06-18, a tool of OUTPUT_SCHEMAS gets
+        # TODO 3 (OUT-03, OUT-01, LC-14): in a session of 2025-06-18, a tool of OUTPUT_SCHEMAS gets
         #   its "outputSchema" too.
         tools.append(tool)
     return {"tools": tools}
@@ -273,7 +273,7 @@ def tools_call(params):
         log(f"tool {name} failed: {exc!r}")
         return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}
     result = {"content": [{"type": "text", "text": text}]}
-    # TODO 3 (STRC-01, STRC-02, LC-14): in a session of 2025-06-18, the result of a tool of
+    # TODO 3 (OUT-03, OUT-01, LC-14): in a session of 2025-06-18, the result of a tool of
     #   OUTPUT_SCHEMAS carries "structuredContent": the object its text holds, which must fit the
     #   outputSchema. Keep the text item: a client that reads only "content" still gets the JSON.
     return result

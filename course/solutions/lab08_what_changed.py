@@ -11,7 +11,7 @@ What this lab adds, in order:
 2. In a session of 2025-06-18 only, tools/list gives each tool a title (for people) and
    annotations (hints: read-only, idempotent, open world).
 3. In a session of 2025-06-18 only, word_count has an outputSchema, and its result carries
-   structuredContent that conforms to it (STRC-01), beside the same JSON as text (STRC-02).
+   structuredContent that conforms to it (OUT-03), beside the same JSON as text (OUT-01).
 4. A client of 2024-11-05 gets exactly what it got before lab 8.
 
 Run it under the checker, then grade it (the lab's own lessons open the 2025-06-18 sessions):
@@ -205,7 +205,7 @@ TITLES_AND_ANNOTATIONS = {
     "word_count": ("Count words", {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}),
 }
 
-# The shape of a tool's structured result (2025-06-18, STRC-01): name -> its outputSchema.
+# The shape of a tool's structured result (2025-06-18, OUT-03): name -> its outputSchema.
 OUTPUT_SCHEMAS = {
     "word_count": {
         "type": "object",
@@ -259,7 +259,7 @@ def tools_list(params):
         if speaks_new_version():  # LC-14: only to a client that agreed on 2025-06-18
             tool["title"], tool["annotations"] = TITLES_AND_ANNOTATIONS[name]
             if name in OUTPUT_SCHEMAS:
-                tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # STRC-01
+                tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # OUT-03
         tools.append(tool)
     return {"tools": tools}
 
@@ -284,9 +284,9 @@ def tools_call(params):
     except Exception as exc:
         log(f"tool {name} failed: {exc!r}")
         return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}
-    result = {"content": [{"type": "text", "text": text}]}  # STRC-02: the JSON text stays
+    result = {"content": [{"type": "text", "text": text}]}  # OUT-01: the JSON text stays
     if name in OUTPUT_SCHEMAS and speaks_new_version():  # LC-14
-        result["structuredContent"] = json.loads(text)  # STRC-01: the same object, which fits OUTPUT_SCHEMAS[name]
+        result["structuredContent"] = json.loads(text)  # OUT-03: the same object, which fits OUTPUT_SCHEMAS[name]
     return result
 
 

@@ -70,42 +70,15 @@ def _page_of(revision: str, page: str) -> str:
     return page if revision == BASE else f"{revision}/{page}"
 
 
-# The requirements of later revisions that the labels below name, until the revisions' own
-# indexes (mcp_ref_check/requirements_2025_*.py, being written) hold them: ID -> (revision, page,
-# level, a summary in our words). An ID an index holds is taken from the index (``where_is``).
-PROVISIONAL: dict[str, tuple[str, str, str, str]] = {
-    "ELIC-01": ("2025-06-18", "client/elicitation", "MUST",
-                "A client that supports elicitation declares the elicitation capability in initialize"),
-    "ELIC-02": ("2025-06-18", "client/elicitation", "SHOULD",
-                "Check the content of an accepted elicitation against the requestedSchema"),
-    "STRC-01": ("2025-06-18", "server/tools", "MUST",
-                "A tool with an outputSchema returns structuredContent that conforms to it"),
-    "STRC-02": ("2025-06-18", "server/tools", "SHOULD",
-                "A tool that returns structuredContent also returns the same JSON as a text content item"),
-    "TANN-01": ("2025-03-26", "server/tools", "MUST",
-                "A client treats a tool's annotations as untrusted unless the server is trusted"),
-}
-
-
 def where_is(requirement_id: str) -> str:
-    """The page of a requirement as a label names it: the 2024-11-05 index, a later revision's
-    index if one holds the ID, or ``PROVISIONAL``. KeyError for an ID none of them knows."""
-    import importlib
+    """The page of a requirement as a label names it: the 2024-11-05 index, or a later revision's
+    (mcp_ref_check/indexes.py), the page written with that revision in front. KeyError for an ID
+    no index knows."""
+    from mcp_ref_check import indexes
 
-    from mcp_ref_check.requirements import REQUIREMENTS
-
-    if requirement_id in REQUIREMENTS:
-        return REQUIREMENTS[requirement_id].page or "overview"
-    for revision in ("2025_03_26", "2025_06_18", "2025_11_25"):
-        try:
-            index = importlib.import_module(f"mcp_ref_check.requirements_{revision}")
-        except ImportError:
-            continue
-        found = getattr(index, "REQUIREMENTS", {}).get(requirement_id)
-        if found is not None:
-            return _page_of(revision.replace("_", "-"), found.page)
-    revision, page, _, _ = PROVISIONAL[requirement_id]
-    return _page_of(revision, page)
+    found = indexes.get(requirement_id)
+    revision = indexes.revision_of(requirement_id)
+    return (found.page or "overview") if revision == BASE else _page_of(revision, found.page)
 
 
 _LIST_ERRORS: Mapping[int, tuple[str, ...]] = {-32602: ("PAG-09",)}  # a list method's bad params are its cursor
@@ -151,7 +124,7 @@ METHODS: dict[str, Entry] = {
                         {-32601: ("ROOT-04",), -32603: ("ROOT-05",)}),
     "notifications/roots/list_changed": Entry("client/roots", ("ROOT-02", "ROOT-22")),
     # client/elicitation, a page of 2025-06-18 (mcp_ref/revisions/elicitation.py)
-    "elicitation/create": Entry("client/elicitation", ("ELIC-01",), ("ELIC-02",), {-32601: ("ELIC-01",)},
+    "elicitation/create": Entry("client/elicitation", ("ELIC-05",), ("ELIC-09",), {-32601: ("ELIC-05",)},
                                 revision="2025-06-18"),
 }
 
@@ -167,13 +140,13 @@ class LaterField:
 
 # What a message may carry that 2024-11-05 did not have, by (method, kind of message, field).
 LATER_FIELDS: dict[tuple[str, str, str], LaterField] = {
-    ("initialize", "request", "elicitation"): LaterField("2025-06-18", "client/elicitation", ("ELIC-01",)),
+    ("initialize", "request", "elicitation"): LaterField("2025-06-18", "client/elicitation", ("ELIC-05",)),
     ("initialize", "result", "completions"): LaterField("2025-03-26", "server/utilities/completion"),
     ("notifications/progress", "request", "message"): LaterField("2025-03-26", "basic/utilities/progress"),
-    ("tools/list", "result", "annotations"): LaterField("2025-03-26", "server/tools", ("TANN-01",)),
+    ("tools/list", "result", "annotations"): LaterField("2025-03-26", "server/tools", ("ANNOT-01",)),
     ("tools/list", "result", "title"): LaterField("2025-06-18", "server/tools"),
-    ("tools/list", "result", "outputSchema"): LaterField("2025-06-18", "server/tools", ("STRC-01",)),
-    ("tools/call", "result", "structuredContent"): LaterField("2025-06-18", "server/tools", ("STRC-01", "STRC-02")),
+    ("tools/list", "result", "outputSchema"): LaterField("2025-06-18", "server/tools", ("OUT-03",)),
+    ("tools/call", "result", "structuredContent"): LaterField("2025-06-18", "server/tools", ("OUT-03", "OUT-01")),
     ("tools/call", "result", "audio"): LaterField("2025-03-26", "server/tools"),
     ("tools/call", "result", "resource_link"): LaterField("2025-06-18", "server/tools"),
     ("prompts/get", "result", "audio"): LaterField("2025-03-26", "server/prompts"),

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from mcp_ref import Client, McpError, Server
-from mcp_ref.cli.explain import BASE, ERRORS, LATER_FIELDS, METHODS, PROVISIONAL, Explainer, tracer, where_is
+from mcp_ref.cli.explain import BASE, ERRORS, LATER_FIELDS, METHODS, Explainer, tracer, where_is
 from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref_check.requirements import REQUIREMENTS
 
@@ -33,9 +33,10 @@ def test_every_method_both_sides_handle_is_in_the_table_and_every_id_is_known() 
     named = {i for entry in METHODS.values() for i in (*entry.request, *entry.result, *(
         i for ids in entry.errors.values() for i in ids))} | {i for ids in ERRORS.values() for i in ids}
     named |= {i for later in LATER_FIELDS.values() for i in later.ids}
-    # Known: in the 2024-11-05 index, or a later revision's. Until those indexes are in the tree
-    # (mcp_ref_check/requirements_2025_*.py), the later revisions' IDs are explain.PROVISIONAL's.
-    assert named and named <= set(REQUIREMENTS) | set(PROVISIONAL)
+    # Known: in the 2024-11-05 index, or a later revision's (mcp_ref_check/indexes.py).
+    from mcp_ref_check import indexes
+
+    assert named and named <= set(indexes.everything())
     for requirement_id in named:
         where_is(requirement_id)  # every ID a label names can be placed on its page
     for method, entry in METHODS.items():
@@ -194,23 +195,23 @@ LATER_SESSION = [
 def test_a_later_revisions_messages_and_fields_are_labelled_by_its_pages() -> None:
     lines = _explained(_session("2025-06-18") + LATER_SESSION)
     assert lines == [
-        "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11; 2025-06-18/client/elicitation ELIC-01]",
+        "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11; 2025-06-18/client/elicitation ELIC-05]",
         "client <- server  initialize: result  [basic/lifecycle LC-07 LC-12]",
         "client -> server  tools/list  [server/tools TOOL-05]",
-        "client <- server  tools/list: result  [server/tools; 2025-03-26/server/tools TANN-01; "
-        "2025-06-18/server/tools STRC-01]",
+        "client <- server  tools/list: result  [server/tools; 2025-03-26/server/tools ANNOT-01; "
+        "2025-06-18/server/tools OUT-03]",
         "client -> server  tools/call  [server/tools TOOL-08]",
-        "client <- server  tools/call: result  [server/tools TOOL-19; 2025-06-18/server/tools STRC-01 STRC-02; "
+        "client <- server  tools/call: result  [server/tools TOOL-19; 2025-06-18/server/tools OUT-03 OUT-01; "
         "2025-03-26/server/tools]",
-        "client <- server  elicitation/create  [2025-06-18/client/elicitation ELIC-01]",
-        "client -> server  elicitation/create: result  [2025-06-18/client/elicitation ELIC-02]",
+        "client <- server  elicitation/create  [2025-06-18/client/elicitation ELIC-05]",
+        "client -> server  elicitation/create: result  [2025-06-18/client/elicitation ELIC-09]",
     ]
 
 
 def test_a_later_field_in_a_2024_11_05_session_also_names_lc_14() -> None:
     lines = _explained(_session("2024-11-05") + LATER_SESSION[:2])
-    assert lines[-1] == ("client <- server  tools/list: result  [server/tools; 2025-03-26/server/tools TANN-01; "
-                         "basic/lifecycle LC-14; 2025-06-18/server/tools STRC-01]")
+    assert lines[-1] == ("client <- server  tools/list: result  [server/tools; 2025-03-26/server/tools ANNOT-01; "
+                         "basic/lifecycle LC-14; 2025-06-18/server/tools OUT-03]")
 
 
 def test_demo_speaks_2024_11_05_unless_told_otherwise() -> None:

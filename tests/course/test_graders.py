@@ -100,7 +100,7 @@ LAB2_ONE_IF = ('''    if not isinstance(message, dict):  # 2024-11-05 has no bat
 LAB8_NEGOTIATE = '''    return proposed if proposed in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]'''
 LAB8_ONLY_NEW = '''        if speaks_new_version():  # LC-14: only to a client that agreed on 2025-06-18'''
 LAB8_STRUCTURED = ('''        result["structuredContent"] = json.loads(text)  '''
-                   '''# STRC-01: the same object, which fits OUTPUT_SCHEMAS[name]''')
+                   '''# OUT-03: the same object, which fits OUTPUT_SCHEMAS[name]''')
 LAB4_FAILURE = '''        return {"content": [{"type": "text", "text": f"{name} failed: {exc}"}], "isError": True}'''
 LAB4_REFUSAL = '''        raise JsonRpcError(INVALID_PARAMS, f"Invalid params: {name}: {problem}")'''
 
@@ -532,14 +532,14 @@ def main():
                 tool["outputSchema"]''', '''            if name in OUTPUT_SCHEMAS and speaks_new_version():
                 tool["outputSchema"]'''),
               says=("in a session of 2024-11-05, tools/list sent annotations and title",), alone=True),
-        wrong(3, "sends structuredContent without an outputSchema", "STRC-01",
+        wrong(3, "sends structuredContent without an outputSchema", "OUT-03",
               ('''            if name in OUTPUT_SCHEMAS:
-                tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # STRC-01
+                tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # OUT-03
 ''', ""), says=("word_count lists no outputSchema though its result has structuredContent",), alone=True),
-        wrong(3, "sends structuredContent that does not conform to its outputSchema", "STRC-01",
+        wrong(3, "sends structuredContent that does not conform to its outputSchema", "OUT-03",
               (LAB8_STRUCTURED, '''        result["structuredContent"] = {"count": json.loads(text)}'''),
               says=("word_count's structuredContent does not conform to its outputSchema",), alone=True),
-        wrong(3, "drops the JSON text once it sends structuredContent", "STRC-02",
+        wrong(3, "drops the JSON text once it sends structuredContent", "OUT-01",
               (LAB8_STRUCTURED, '''        result = {"content": [], "structuredContent": json.loads(text)}'''),
               says=("no text item holding the same JSON",), alone=True),
         wrong(3, "sends structuredContent to a 2024-11-05 client too", "LC-14",

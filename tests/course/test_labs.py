@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 
 import mcp_ref
-from mcp_ref.cli.explain import PROVISIONAL
-from mcp_ref_check import requirements
+from mcp_ref_check import indexes, requirements
 
 from ..conftest import ROOT
 
@@ -135,9 +134,8 @@ def test_readmes_name_only_what_exists(readme: Path) -> None:
         assert (readme.parent / link).exists(), f"{readme.relative_to(ROOT)} links {link}, which does not exist"
 
 
-# The IDs a README may name: the 2024-11-05 index, and (lab 8, optional) those of 2025-06-18 that
-# the explainer labels, provisional until that revision's index is in the tree (mcp_ref/cli/explain.py).
-KNOWN_IDS = set(requirements.REQUIREMENTS) | set(PROVISIONAL)
+# The IDs a README may name: the 2024-11-05 index, and (lab 8, optional) the later revisions'.
+KNOWN_IDS = set(indexes.everything())
 SPEC = ROOT.parent / "shared" / "spec"
 
 
