@@ -94,7 +94,7 @@ def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeou
         if not isinstance(declared.get("tools"), dict):
             _refuse("the client did not declare sampling.tools, so it cannot be sent tools or toolChoice")
         params.update(_tool_params(tools, tool_choice))
-    if options.get("include_context", "none") != "none" and since(version, "2025-11-25") \
+    if options.get("include_context") not in (None, "none") and since(version, "2025-11-25") \
             and not isinstance(declared.get("context"), dict):  # soft-deprecated: only if declared
         _refuse("includeContext other than 'none' needs a client that declared sampling.context (MCP 2025-11-25)")
     result: dict[str, Any] = session.request("sampling/createMessage", params, timeout=timeout)
