@@ -23,7 +23,9 @@ Adds
    https://modelcontextprotocol.io/specification/2025-03-26/server/tools
 5. Audio content (``{"type": "audio", "data", "mimeType"}``) in tool results, prompt messages and
    sampling messages.
-6. A ``message`` on ``notifications/progress``.
+6. A ``message`` on ``notifications/progress``, for people: ``ctx.report_progress(..., message=)``
+   (progress.py ``Reporter.report``) sends it only when the session speaks this revision or a later
+   one (session.py tells the Reporter); a requester's ``on_progress`` gets it in the params.
    https://modelcontextprotocol.io/specification/2025-03-26/basic/utilities/progress
 
 Changes
