@@ -54,8 +54,9 @@ NotificationCallback = Callable[[str, dict[str, Any]], None]
 
 # The constructor's options, which Client.stdio, .sse and .http list again so that help() and
 # editors show them, and pass on with _options(locals()).
-OPTIONS = ("client_info", "sampling_handler", "elicitation_handler", "roots", "on_log_message", "on_resource_updated",
-           "on_list_changed", "on_notification", "ping_interval", "protocol_versions", "trace")
+OPTIONS = ("client_info", "sampling_handler", "sampling_tools", "elicitation_handler", "elicitation_url", "roots",
+           "on_log_message", "on_resource_updated", "on_list_changed", "on_notification", "ping_interval",
+           "protocol_versions", "trace")
 
 
 def _options(given: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +70,17 @@ class SessionOpener(Protocol):
 
 
 class Client:
-    """An MCP client on one transport. Prefer ``Client.stdio(...)`` as a context manager."""
+    """An MCP client on one transport. Prefer ``Client.stdio(...)`` as a context manager.
+
+    ``client_info`` is the ``clientInfo`` dict sent as it is: ``{"name", "version"}``, and from
+    2025-06-18 on ``title``, from 2025-11-25 on ``description``, ``websiteUrl`` and ``icons`` if you
+    put them in. ``sampling_handler(params)`` answers ``sampling/createMessage`` (sampling.py);
+    ``sampling_tools=True`` says it also takes ``tools`` and ``toolChoice`` and may answer with
+    ``tool_use`` content (2025-11-25). ``elicitation_handler(params)`` answers ``elicitation/create``
+    (revisions/elicitation.py; ``revisions.elicitation_terminal.ask_in_terminal`` asks a person);
+    ``elicitation_url=True`` says it also takes URL mode (2025-11-25). Without a handler the
+    capability is not declared, and the server never asks.
+    """
 
     def __init__(self, transport: Transport, *, timeout: float = DEFAULT_TIMEOUT,
                  client_info: dict[str, Any] | None = None,
@@ -77,8 +88,9 @@ class Client:
                  on_resource_updated: Callable[[str], None] | None = None,
                  on_list_changed: Callable[[str], None] | None = None,
                  on_notification: NotificationCallback | None = None,
-                 sampling_handler: sampling.SamplingHandler | None = None,
-                 elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+                 sampling_handler: sampling.SamplingHandler | None = None, sampling_tools: bool = False,
+                 elicitation_handler: ElicitationHandler | None = None, elicitation_url: bool = False,
+                 roots: roots_.Roots | None = None,
                  ping_interval: float | None = None, protocol_versions: Sequence[str] | None = None,
                  trace: TraceCallback | bool | None = None):
         self.client_info = dict(client_info or CLIENT_INFO)
@@ -88,15 +100,24 @@ class Client:
                                   else lifecycle.checked_versions(protocol_versions))
         self.sampling_handler = sampling_handler
         self.elicitation_handler = elicitation_handler
+        # A capability is declared only with a handler to serve it (SAMP-05).
+        if sampling_tools and sampling_handler is None:
+            raise ValueError("sampling_tools=True says that the sampling_handler takes tools: give one")
+        if elicitation_url and elicitation_handler is None:
+            raise ValueError("elicitation_url=True says that the elicitation_handler takes URL mode: give one")
+        self.sampling_tools = sampling_tools  # its handler takes tools and toolChoice (2025-11-25)
+        self.elicitation_url = elicitation_url  # its handler takes URL mode (2025-11-25)
+        self._url_elicitations = elicitation.Completions()  # the URL elicitations our user accepted
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         self._output_validators: dict[str, Any] = {}  # of the tools listed (revisions/structured_output.py)
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
-            "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params),  # client/sampling
+            "sampling/createMessage": lambda ctx: sampling.answer(  # client/sampling
+                self.sampling_handler, ctx.params, ctx.session.lifecycle.capabilities.get("sampling")),
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
             # client/elicitation, a page of 2025-06-18 (revisions/elicitation.py)
-            "elicitation/create": lambda ctx: elicitation.answer(self.elicitation_handler, ctx),
+            "elicitation/create": lambda ctx: elicitation.answer(self.elicitation_handler, ctx, self._url_elicitations),
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
@@ -107,6 +128,8 @@ class Client:
             "notifications/resources/list_changed": (lambda p: on_list_changed("resources")) if on_list_changed else None,
             "notifications/tools/list_changed": (lambda p: on_list_changed("tools")) if on_list_changed else None,
             "notifications/prompts/list_changed": (lambda p: on_list_changed("prompts")) if on_list_changed else None,
+            # revisions/elicitation.py: once, for a URL elicitation our user accepted, to on_notification
+            elicitation.COMPLETE: lambda params: self._elicitation_completed(params),
         }
         self._on_notification = on_notification
         # The session reaches this Client only through weak references: its threads must not
@@ -130,8 +153,9 @@ class Client:
               cwd: str | os.PathLike[str] | None = None, inherit_env: bool = True,
               on_stderr: Callable[[str], None] | None = None, max_line_bytes: int = MAX_LINE_BYTES,
               timeout: float = DEFAULT_TIMEOUT, client_info: dict[str, Any] | None = None,
-              sampling_handler: sampling.SamplingHandler | None = None,
-              elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+              sampling_handler: sampling.SamplingHandler | None = None, sampling_tools: bool = False,
+              elicitation_handler: ElicitationHandler | None = None, elicitation_url: bool = False,
+              roots: roots_.Roots | None = None,
               on_log_message: Callable[[dict[str, Any]], None] | None = None,
               on_resource_updated: Callable[[str], None] | None = None,
               on_list_changed: Callable[[str], None] | None = None,
@@ -152,8 +176,10 @@ class Client:
 
     @classmethod
     def sse(cls, url: str, *, headers: dict[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
-            client_info: dict[str, Any] | None = None, sampling_handler: sampling.SamplingHandler | None = None,
-            elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+            client_info: dict[str, Any] | None = None,
+            sampling_handler: sampling.SamplingHandler | None = None, sampling_tools: bool = False,
+            elicitation_handler: ElicitationHandler | None = None, elicitation_url: bool = False,
+            roots: roots_.Roots | None = None,
             on_log_message: Callable[[dict[str, Any]], None] | None = None,
             on_resource_updated: Callable[[str], None] | None = None,
             on_list_changed: Callable[[str], None] | None = None,
@@ -174,8 +200,9 @@ class Client:
     @classmethod
     def http(cls, url: str, *, headers: dict[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
              fallback: bool = True, client_info: dict[str, Any] | None = None,
-             sampling_handler: sampling.SamplingHandler | None = None,
-             elicitation_handler: ElicitationHandler | None = None, roots: roots_.Roots | None = None,
+             sampling_handler: sampling.SamplingHandler | None = None, sampling_tools: bool = False,
+             elicitation_handler: ElicitationHandler | None = None, elicitation_url: bool = False,
+             roots: roots_.Roots | None = None,
              on_log_message: Callable[[dict[str, Any]], None] | None = None,
              on_resource_updated: Callable[[str], None] | None = None,
              on_list_changed: Callable[[str], None] | None = None,
@@ -254,10 +281,13 @@ class Client:
             # A callable's answer can change without this client knowing, so it cannot promise
             # to say when: no listChanged. (set_roots() still replaces them, without notifying.)
             capabilities["roots"] = {}
+        newest = self.protocol_versions[0]  # what we offer; an older server ignores what it does not know
         if self.sampling_handler is not None:
             capabilities["sampling"] = {}  # SAMP-05, AR-05
-        if self.elicitation_handler is not None and lifecycle.since(self.protocol_versions[0], "2025-06-18"):
-            capabilities["elicitation"] = elicitation.capability(self.protocol_versions[0])  # a page of 2025-06-18
+            if self.sampling_tools and lifecycle.since(newest, "2025-11-25"):
+                capabilities["sampling"]["tools"] = {}  # revisions/v2025_11_25.py, item 3
+        if self.elicitation_handler is not None and lifecycle.since(newest, "2025-06-18"):
+            capabilities["elicitation"] = elicitation.capability(newest, url=self.elicitation_url)  # a page of 2025-06-18
         return capabilities
 
     def set_roots(self, roots: roots_.Roots) -> None:
@@ -348,6 +378,10 @@ class Client:
             handler(params)
         elif self._on_notification is not None:  # everything without a callback of its own
             self._on_notification(method, params)
+
+    def _elicitation_completed(self, params: dict[str, Any]) -> None:
+        if self._url_elicitations.arrived(params) and self._on_notification is not None:
+            self._on_notification(elicitation.COMPLETE, params)
 
     # --- server features (server/tools, resources, prompts, utilities) ----------------------------
 

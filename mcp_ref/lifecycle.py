@@ -143,6 +143,18 @@ def accept_initialized(state: LifecycleState) -> None:
         state.phase = Phase.OPERATING  # LC-08: operation begins with the client's notification
 
 
+# The fields later revisions added to a side's name and version (``serverInfo``, ``clientInfo``), and
+# the revision that added each: a peer of an older revision is not sent them.
+LATER_INFO_FIELDS = {"title": "2025-06-18", "description": "2025-11-25", "websiteUrl": "2025-11-25",
+                     "icons": "2025-11-25"}  # revisions/v2025_06_18.py, item 4; v2025_11_25.py, item 1
+
+
+def implementation_info(info: dict[str, Any], version: str | None) -> dict[str, Any]:
+    """``info`` (``{"name", "version", ...}``) with only the fields a session of ``version`` knows."""
+    return {key: value for key, value in info.items()
+            if key not in LATER_INFO_FIELDS or since(version, LATER_INFO_FIELDS[key])}
+
+
 def initialize_result(
     protocol_version: str, capabilities: dict[str, Any], server_info: dict[str, Any], instructions: str | None
 ) -> dict[str, Any]:

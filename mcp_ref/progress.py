@@ -20,7 +20,11 @@ In short:
 Here: ``ask_for_progress`` puts the token in a request we send (the engine uses the request's
 own id, unique among active requests); ``Reporter`` sends news by these rules, for a handler's
 ``ctx.report_progress`` (``ReportsProgress``); ``deliver`` hands a notification we receive to the callback
-of the request it names.
+of the request it names (the whole params: ``progress``, ``total``, and ``message`` when sent).
+
+Where revision 2025-03-26 hooks in (revisions/v2025_03_26.py, item 6): a notification may carry a
+``message`` for people, and ``report_progress(..., message=...)`` sends it in sessions of that
+revision or later only; the engine tells the ``Reporter`` whether its session speaks it.
 """
 
 from __future__ import annotations
@@ -80,23 +84,28 @@ class Reporter:
     """Sends the progress of one request we are handling, by the rules above. ``finish()`` is
     called (by the engine) as its answer is sent; nothing is reported after that."""
 
-    __slots__ = ("token", "_notify", "_last", "_finished")
+    __slots__ = ("token", "_notify", "_speaks_message", "_last", "_finished")
 
-    def __init__(self, token: RequestId | None, notify: Callable[[str, dict[str, Any]], None]):
+    def __init__(self, token: RequestId | None, notify: Callable[[str, dict[str, Any]], None],
+                 speaks_message: Callable[[], bool] = lambda: False):
         self.token = token
         self._notify = notify
+        self._speaks_message = speaks_message  # whether the session's revision has the message (2025-03-26)
         self._last: float | None = None
         self._finished = False
 
     def finish(self) -> None:
         self._finished = True  # PROG-15
 
-    def report(self, progress: float, total: float | None = None) -> None:
+    def report(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send ``notifications/progress``, if the requester asked for it.
 
         Does nothing when the request carried no token (PROG-10) or has been answered (PROG-15).
         ``progress`` must grow with every call (ValueError otherwise, PROG-06); floats are fine
-        (PROG-07); ``total`` may be left out when unknown (PROG-12)."""
+        (PROG-07); ``total`` may be left out when unknown (PROG-12). ``message`` goes only to a
+        session of 2025-03-26 or later."""
+        if message is not None and not isinstance(message, str):
+            raise ValueError(f"message must be a string, got {message!r}")
         for name, value in (("progress", progress), ("total", total)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not math.isfinite(value)):
@@ -112,6 +121,8 @@ class Reporter:
         params: dict[str, Any] = {"progressToken": self.token, "progress": progress}
         if total is not None:  # PROG-05, PROG-12: total only when it is known
             params["total"] = total
+        if message is not None and self._speaks_message():  # revisions/v2025_03_26.py, item 6
+            params["message"] = message
         try:
             self._notify(METHOD, params)
         except messages.NotJson:  # the peer's token is a string with no UTF-8 form: drop it
@@ -120,7 +131,7 @@ class Reporter:
 
 class ReportsProgress:
     """What this page gives a handler's context (session.RequestContext takes it in):
-    ``ctx.report_progress(progress, total=None)`` and ``ctx.progress_token``."""
+    ``ctx.report_progress(progress, total=None, message=None)`` and ``ctx.progress_token``."""
 
     progress: Reporter
 
@@ -128,7 +139,7 @@ class ReportsProgress:
     def progress_token(self) -> RequestId | None:
         return self.progress.token
 
-    def report_progress(self, progress: float, total: float | None = None) -> None:
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send ``notifications/progress`` for this request, if the requester asked for it (the
-        rules: ``Reporter.report``)."""
-        self.progress.report(progress, total)
+        rules: ``Reporter.report``); ``message``, for people, from revision 2025-03-26 on."""
+        self.progress.report(progress, total, message)

@@ -18,6 +18,14 @@ In short:
 Client side: ``Client(sampling_handler=...)``; ``answer`` checks the request's params, hands them
 to the handler, and checks the result dict it returns. Server side: ``create_message`` (what
 ``ctx.create_message`` calls), which refuses locally when the client did not declare sampling.
+
+Where revision 2025-11-25 hooks in (revisions/v2025_11_25.py, item 3): a client that declares
+``sampling.tools`` (``Client(sampling_tools=True)``) may be sent ``tools`` (tool definitions, as in
+``tools/list``) and ``toolChoice`` (``{"mode": "auto" | "required" | "none"}``); its model may then
+answer with ``tool_use`` content, and the server sends the results back as ``tool_result``
+content, a message's content becoming a list. Sent to any other client, they are refused here,
+before anything is sent. ``includeContext`` other than ``"none"`` is soft-deprecated in that
+revision: sent only to a client that declared ``sampling.context``.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .content import message_problem
-from .lifecycle import require_peer
+from .lifecycle import require_peer, since
 from .messages import USER_REJECTED, InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
@@ -63,13 +71,50 @@ def create_message_params(
     return params
 
 
+TOOL_CHOICES = ("auto", "required", "none")
+
+
+def _refuse(message: str) -> None:
+    error = MethodNotFound(message)
+    error.failed_request = "sampling/createMessage"
+    raise error
+
+
 def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeout: float | None = None,
+                   tools: list[dict[str, Any]] | None = None, tool_choice: str | dict[str, Any] | None = None,
                    **options: Any) -> dict[str, Any]:
-    """Server side: ask the client's model; returns the ``CreateMessageResult`` dict."""
+    """Server side: ask the client's model; returns the ``CreateMessageResult`` dict. ``tools`` and
+    ``tool_choice`` (a mode, or the wire's dict) only for a 2025-11-25 client that declared them."""
     require_peer(session, "sampling", "sampling/createMessage")
+    version, declared = session.lifecycle.protocol_version, session.lifecycle.peer_capabilities["sampling"]
     params = create_message_params(messages, max_tokens, **options)
+    if tools is not None or tool_choice is not None:  # revisions/v2025_11_25.py, item 3
+        if not since(version, "2025-11-25"):
+            _refuse(f"tools in sampling came with MCP 2025-11-25; this session speaks {version}")
+        if not isinstance(declared.get("tools"), dict):
+            _refuse("the client did not declare sampling.tools, so it cannot be sent tools or toolChoice")
+        params.update(_tool_params(tools, tool_choice))
+    if options.get("include_context") not in (None, "none") and since(version, "2025-11-25") \
+            and not isinstance(declared.get("context"), dict):  # soft-deprecated: only if declared
+        _refuse("includeContext other than 'none' needs a client that declared sampling.context (MCP 2025-11-25)")
     result: dict[str, Any] = session.request("sampling/createMessage", params, timeout=timeout)
     return result
+
+
+def _tool_params(tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if tools is not None:
+        if not isinstance(tools, list) or not all(
+                isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("inputSchema"), dict)
+                for t in tools):
+            raise ValueError('tools must be a list of tool dicts, each with "name" and "inputSchema"')
+        params["tools"] = tools
+    if tool_choice is not None:
+        choice = {"mode": tool_choice} if isinstance(tool_choice, str) else tool_choice
+        if not isinstance(choice, dict) or choice.get("mode", "auto") not in TOOL_CHOICES:
+            raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)} (or {{'mode': ...}})")
+        params["toolChoice"] = choice
+    return params
 
 
 # The optional fields of sampling/createMessage and their JSON types (the handler gets them as sent).
@@ -77,14 +122,35 @@ OPTIONAL_FIELDS = {"systemPrompt": "string", "includeContext": "string", "temper
                    "stopSequences": "array", "metadata": "object", "modelPreferences": "object"}
 
 
-def check_params(params: dict[str, Any]) -> None:
+def _tool_message_problem(message: Any) -> str | None:
+    """With tools (2025-11-25): a message whose content is one item or a list, each of them usual
+    content, ``tool_use`` (id, name, input) or ``tool_result`` (toolUseId, content list)."""
+    if not isinstance(message, dict):
+        return message_problem(message)
+    items = message.get("content")
+    for item in items if isinstance(items, list) else [items]:
+        if not isinstance(item, dict) or item.get("type") not in ("tool_use", "tool_result"):
+            problem = message_problem({"role": message.get("role"), "content": item})
+        elif item["type"] == "tool_use":
+            ok = isinstance(item.get("id"), str) and isinstance(item.get("name"), str) and isinstance(item.get("input"), dict)
+            problem = None if ok else 'its content: a tool_use item needs "id", "name" and "input"'
+        else:
+            ok = isinstance(item.get("toolUseId"), str) and isinstance(item.get("content"), list)
+            problem = None if ok else 'its content: a tool_result item needs "toolUseId" and "content", a list'
+        if problem is not None:
+            return problem
+    return None if message.get("role") in ("user", "assistant") else '"role" must be "user" or "assistant"'
+
+
+def check_params(params: dict[str, Any], tools: bool = False) -> None:
     """Client side, SAMP-09: raise InvalidParams (-32602, naming the field) unless ``params`` is a
-    well-formed request, so a handler never meets a message or a field of the wrong shape."""
+    well-formed request, so a handler never meets a message or a field of the wrong shape.
+    ``tools``: this client declared ``sampling.tools``, so tool content may come (2025-11-25)."""
     messages = param(params, "messages", "array")
     param(params, "maxTokens", "integer")
     for index, message in enumerate(messages):
-        problem = message_problem(message)
-        if problem is None and message["content"]["type"] == "resource":
+        problem = _tool_message_problem(message) if tools else message_problem(message)
+        if problem is None and not tools and message["content"]["type"] == "resource":
             problem = 'its content: "type" must be "text" or "image" in a sampling message'
         if problem is not None:
             raise InvalidParams(f"Invalid params: messages[{index}]: {printable(problem)}", {"field": f"messages.{index}"})
@@ -95,15 +161,20 @@ def check_params(params: dict[str, Any]) -> None:
                             {"field": "includeContext"})
 
 
-def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str, Any]:
+def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: Any = None) -> dict[str, Any]:
     """Client side: run the sampling handler and check what it returns (SAMP-09).
 
     A handler may return the full result dict, or just a str (an assistant text message from an
-    unnamed model). It declines by raising ``SamplingRejected`` (or any ``McpError``).
+    unnamed model). It declines by raising ``SamplingRejected`` (or any ``McpError``). ``declared``
+    is the ``sampling`` capability this client declared (its ``tools`` flag, 2025-11-25).
     """
     if handler is None:
         raise MethodNotFound("Method not found: this client has no sampling handler")
-    check_params(params)  # SAMP-09
+    tools = isinstance(declared, dict) and isinstance(declared.get("tools"), dict)
+    if not tools and ("tools" in params or "toolChoice" in params):  # revisions/v2025_11_25.py, item 3
+        raise InvalidParams("Invalid params: this client did not declare sampling.tools; send no tools or toolChoice",
+                            {"field": "tools"})
+    check_params(params, tools)  # SAMP-09
     # SAMP-01, SAMP-02, SAMP-03, SAMP-04, SAMP-08, SAMP-13, SAMP-18, OV-14, OV-15: every request goes
     # to the host's handler, which shows it, may edit or refuse it, and approves the answer.
     # SAMP-06, SAMP-10, SAMP-14, SAMP-15, SAMP-16, SAMP-17, SAMP-19, SAMP-20, SAMP-21, SAMP-22,
@@ -113,6 +184,7 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any]) -> dict[str,
         result = {"role": "assistant", "content": {"type": "text", "text": result}, "model": "unknown",
                   "stopReason": "endTurn"}
     if not (isinstance(result, dict) and result.get("role") in ("user", "assistant")  # SAMP-09
-            and isinstance(result.get("content"), dict) and isinstance(result.get("model"), str)):
+            and isinstance(result.get("content"), (dict, list) if tools else dict)
+            and isinstance(result.get("model"), str)):
         raise InternalError("the sampling handler returned an invalid result (needs role, content and model)")
     return result

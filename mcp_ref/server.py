@@ -81,7 +81,7 @@ class RequestContext(engine.RequestContext):
     """What a server's handler gets as ``ctx``: the engine's request context (``params``,
     ``is_cancelled``, ``report_progress``, ``request``...; session.py), and the helpers through which
     the server's features talk to its client, each provided by its page: log messages (logs.py),
-    sampling (sampling.py) and roots (roots.py)."""
+    sampling (sampling.py), roots (roots.py) and elicitation (revisions/elicitation.py)."""
 
     def log(self, level: str, data: Any, logger: str | None = None) -> bool:
         """Send the client a log message if ``level`` passes the threshold it set; whether it was sent."""
@@ -91,40 +91,46 @@ class RequestContext(engine.RequestContext):
         self, messages: list[Any], max_tokens: int, *, system_prompt: str | None = None,
         include_context: str | None = None, temperature: float | None = None,
         stop_sequences: list[str] | None = None, model_preferences: dict[str, Any] | None = None,
-        metadata: dict[str, Any] | None = None, timeout: float | None = None,
+        metadata: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None, timeout: float | None = None,
     ) -> dict[str, Any]:
         """Ask the client's model and return its result dict. ``messages`` are message dicts or plain
         strings (user text); options left as None are not sent. Raises ``McpError`` without sending
-        anything if the client did not declare ``sampling``."""
+        anything if the client did not declare ``sampling``. ``tools`` (tool dicts, as in
+        ``tools/list``) and ``tool_choice`` (``"auto"``, ``"required"``, ``"none"``) go only to a
+        client of 2025-11-25 that declared ``sampling.tools``: ``McpError`` otherwise, nothing sent."""
         return sampling.create_message(
             self.session, messages, max_tokens, timeout=timeout, system_prompt=system_prompt,
             include_context=include_context, temperature=temperature, stop_sequences=stop_sequences,
-            model_preferences=model_preferences, metadata=metadata)
+            model_preferences=model_preferences, metadata=metadata, tools=tools, tool_choice=tool_choice)
 
     def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """The client's roots, or ``McpError`` if it declared none."""
         return roots_.list_roots(self.session, timeout=timeout)
 
+    def elicit(self, message: str, requested_schema: dict[str, Any], *,
+               timeout: float | None = None) -> dict[str, Any]:
+        """Ask the user, through the client, for what ``requested_schema`` describes (a session of
+        2025-06-18 or later): the wire's flat object schema, or ``{"name": str, "age": int, "size":
+        ["S", "M"]}`` (revisions/elicitation_schema.py). Returns the answer as on the wire,
+        ``{"action": "accept" | "decline" | "cancel", "content"?}``, its content checked against the
+        schema. ValueError for a schema outside the rules; ``McpError`` if the client did not
+        declare elicitation or the session is older (nothing is sent), or if its answer is unusable.
+        A person may take a while: give ``timeout`` (default: the session's)."""
+        return elicitation.elicit(self.session, message, requested_schema, timeout=timeout)
+
+    def elicit_url(self, message: str, url: str, *, elicitation_id: str,
+                   timeout: float | None = None) -> dict[str, Any]:
+        """URL-mode elicitation (2025-11-25): ask the user to open ``url``; returns ``{"action"}``.
+        When the interaction there is over, ``revisions.elicitation.notify_complete(ctx.session,
+        elicitation_id)`` tells this client. ``McpError`` without sending anything if the client did
+        not declare URL mode or the session is older."""
+        return elicitation.elicit_url(self.session, message, url, elicitation_id=elicitation_id, timeout=timeout)
+
     @property
     def protocol_version(self) -> str | None:
         """The revision this session agreed on in ``initialize`` (``"2025-11-25"``, say)."""
         return self.session.lifecycle.protocol_version
-
-    def elicit(self, message: str, requested_schema: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
-        """Ask the user, through the client, to fill in ``requested_schema`` (the wire schema, or
-        ``{"name": str, "color": ["red", "green"]}``); returns ``{"action", "content"?}``. A page of
-        2025-06-18 (revisions/elicitation.py): refused locally, with a clear ``McpError``, when the
-        client declared no elicitation or speaks an older revision."""
-        return elicitation.elicit(self.session, message, requested_schema, timeout=timeout)
-
-    def elicit_url(self, message: str, url: str, elicitation_id: str, *, timeout: float | None = None) -> dict[str, Any]:
-        """Ask the user to open ``url`` out of band (URL mode, 2025-11-25); returns ``{"action"}``.
-        ``ctx.elicitation_complete(elicitation_id)`` tells the client later that it is done."""
-        return elicitation.elicit_url(self.session, message, url, elicitation_id, timeout=timeout)
-
-    def elicitation_complete(self, elicitation_id: str) -> None:
-        """Send ``notifications/elicitation/complete`` for a URL elicitation of this client."""
-        elicitation.complete(self.session, elicitation_id)
 
 
 class Server(Decorators):
@@ -140,6 +146,8 @@ class Server(Decorators):
     ``max_workers=`` is its old name, still taken with a DeprecationWarning.
     ``protocol_versions`` are the revisions it will agree to (default: every one mcp_ref speaks,
     2024-11-05 to 2025-11-25); each client gets the newest both speak (lifecycle.py, LC-12).
+    ``title`` (a name for people, 2025-06-18), ``description``, ``website_url`` and ``icons`` (a list
+    of ``{"src", "mimeType"?, "sizes"?}``, 2025-11-25) join ``serverInfo`` for clients of those revisions.
     """
 
     tools: ToolRegistry  # what it serves: each registry holds the functions registered (functions/decorators.py)
@@ -151,8 +159,17 @@ class Server(Decorators):
                  page_size: int | None = DEFAULT_PAGE_SIZE, logging: bool = True,
                  rate_limits: dict[str, tuple[float, int]] | None = None,
                  max_running: int = DEFAULT_MAX_RUNNING, max_workers: int | None = None,
-                 protocol_versions: Sequence[str] | None = None):
+                 protocol_versions: Sequence[str] | None = None, title: str | None = None,
+                 description: str | None = None, website_url: str | None = None,
+                 icons: list[dict[str, Any]] | None = None):
         self.name = name
+        later = {"title": title, "description": description, "websiteUrl": website_url, "icons": icons}
+        for key, value in later.items():
+            if value is not None and not isinstance(value, list if key == "icons" else str):
+                raise TypeError(f"Server({key}=) must be {'a list of icon dicts' if key == 'icons' else 'a str'}, not {value!r}")
+        if icons is not None and not all(isinstance(icon, dict) and isinstance(icon.get("src"), str) for icon in icons):
+            raise ValueError('Server(icons=) is a list of dicts, each with "src" (a URI)')
+        self.later_info = {key: value for key, value in later.items() if value is not None}  # serverInfo's later fields
         self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
                                   else lifecycle.checked_versions(protocol_versions))
         self.version = version
@@ -234,9 +251,8 @@ class Server(Decorators):
         state.capabilities = self.capabilities(version)  # LC-15: fixed for the session from here on
         if version == batches.REVISION:  # the one revision whose messages may come as a JSON array
             ctx.session.on_batch = batches.receive_batch
-        return lifecycle.initialize_result(  # LC-07
-            version, state.capabilities, {"name": self.name, "version": self.version}, self.instructions  # LC-03
-        )
+        info = lifecycle.implementation_info({"name": self.name, "version": self.version, **self.later_info}, version)
+        return lifecycle.initialize_result(version, state.capabilities, info, self.instructions)  # LC-07, LC-03
 
     # --- dispatch -----------------------------------------------------------------------------
 

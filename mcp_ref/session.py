@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import cancellation, messages, progress
-from .lifecycle import LifecycleState
+from .lifecycle import LifecycleState, since
 from .machinery.threads.outgoing import CANCEL_NOTICE_TIMEOUT, OutgoingRequest
 from .machinery.threads.pool import DEFAULT_MAX_QUEUED, Pool, PoolFull
 from .machinery.threads.unmatched import Unmatched, meant_for
@@ -69,7 +69,8 @@ class RequestContext(cancellation.Cancellable, progress.ReportsProgress):
         self.request_id = request_id
         self.method, self.params = method, params
         self.cancellation = cancellation.Cancellation()  # the flag cancellation.receive sets
-        self.progress = progress.Reporter(progress.token_of(params), session.notify)
+        self.progress = progress.Reporter(progress.token_of(params), session.notify,  # and since when a message goes:
+                                          lambda: since(session.lifecycle.protocol_version, "2025-03-26"))
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
                 on_progress: ProgressCallback | None = None) -> dict[str, Any]:  # ask the peer, from a handler

@@ -1,252 +1,255 @@
 """Elicitation: a server asks the user, through the client, for information it needs.
 
-Spec page: client/elicitation
+Spec page: client/elicitation (new in revision 2025-06-18; URL mode, titled enums and defaults in 2025-11-25)
 https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation
-(new in revision 2025-06-18; revision 2025-11-25 added URL mode:
-https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation)
+https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
 
 In short:
 
-1. A client that can ask its user declares the ``elicitation`` capability (ELIC-01); a server
-   asks only such clients, in a session of 2025-06-18 or later, and never in a mode the client
-   did not declare (ELICU-04). From 2025-11-25 the capability names its modes: ``form``,
-   ``url``, or both; an empty object means form only (ELICU-03).
-2. Form mode: ``elicitation/create`` carries a ``message`` for the user and a
-   ``requestedSchema``, a flat JSON Schema object whose properties are primitive: string
-   (perhaps with a format), number, integer, boolean, or an enum of strings (ELIC-02, ELIC-03);
-   2025-11-25 adds titled choices, multi-select arrays of choices and defaults.
-   A request without ``mode`` is form mode (ELICU-06).
-3. URL mode (2025-11-25): the request carries a ``url`` the user should open out of band, and an
-   ``elicitationId``; the client must show the full URL and open it only with the user's consent
-   (ELICU-28, ELICU-29). The server may later send ``notifications/elicitation/complete`` with
-   that id (ELICU-10, ELICU-11), and a request that cannot go on until the user has been there
-   may fail with -32042, listing the URL elicitations it needs (ELICU-14, ELICU-15).
-4. The answer: ``action`` is ``accept`` (with ``content`` for form mode), ``decline`` or
-   ``cancel``. Both sides check ``content`` against the requested schema (ELICU-33).
+1. A client that can ask its user declares the ``elicitation`` capability; a server asks only
+   such clients, and only in a session of 2025-06-18 or later. From 2025-11-25 on the capability
+   names the modes it takes, ``{"form": {}, "url": {}}``; an empty object still means form only.
+2. Form mode: the server sends ``elicitation/create`` with a ``message`` for the user and a
+   ``requestedSchema``: a JSON Schema object that is flat, each property a string, number,
+   integer, boolean or enum (elicitation_schema.py has the rules and what 2025-11-25 added to them).
+3. The user answers, declines or dismisses; the client answers ``{"action": "accept" | "decline" |
+   "cancel", "content"?}``, with ``content`` (values that fit the schema) only for ``accept``.
+   The server should check that content against its schema before it trusts it.
+4. URL mode (2025-11-25): for what must not pass through the client (a password, a payment, a
+   third party's OAuth consent) the server sends ``mode: "url"``, a ``url`` and an
+   ``elicitationId`` instead of a schema. The client shows the whole URL, opens it only with the
+   user's consent, and answers with an ``action`` alone: ``accept`` means "the user agreed to go
+   there", not "it is done". When the interaction is over, the server may tell the client that
+   asked with ``notifications/elicitation/complete`` (the id); a client ignores an id it does not
+   know or already saw completed.
+5. A server that cannot serve a request until the user has been to a URL may answer it with
+   error -32042 (URL elicitation required), listing those URL elicitations in ``data``.
+6. A client asked in a mode it did not declare answers -32602.
 
-Server side: ``elicit`` and ``elicit_url`` (what ``ctx.elicit`` and ``ctx.elicit_url`` call); each
-refuses, without sending anything, what the client cannot take. ``requested_schema`` is the wire
-dict, or a shorthand ``{"name": str, "age": int, "color": ["red", "green"]}`` (a type or a list
-of choices per field, all required). Client side: ``Client(elicitation_handler=...)`` gets the
-params and returns the result dict; ``answer`` checks both. Without a handler the client
-declares nothing and is never asked. ``ask_in_terminal`` is a handler that asks the person at
-the terminal (the message and each field on stderr, the answers from stdin).
+Server side: ``elicit`` and ``elicit_url`` (what ``ctx.elicit`` and ``ctx.elicit_url`` call) refuse
+locally, sending nothing, what this client or this session cannot take, check the schema before
+sending and the answer after; ``notify_complete`` sends the notification of item 4;
+``URLElicitationRequired`` is the error of item 5. Client side: ``Client(elicitation_handler=...,
+elicitation_url=...)``; ``answer`` checks each request, hands its params to the handler and checks
+what it returns; ``Completions`` lets through only the notifications item 4 allows. A person at a
+terminal can be the handler: ``ask_in_terminal`` (elicitation_terminal.py).
 """
 
 from __future__ import annotations
 
-import sys
+import threading
+import urllib.parse
+from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TextIO
-from urllib.parse import urlsplit
+from typing import Any
 
-from ..lifecycle import since
-from ..messages import InternalError, InvalidParams, McpError, MethodNotFound
+from ..lifecycle import require_peer, since
+from ..messages import InvalidParams, McpError, MethodNotFound, param, printable
+from .elicitation_schema import Schema, checked_content, requested_schema, schema_problem
 
 ElicitationHandler = Callable[[dict[str, Any]], dict[str, Any]]
 ACTIONS = ("accept", "decline", "cancel")
-PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
-URL_ELICITATION_REQUIRED = -32042  # ELICU-14: the error of a request that waits for a URL elicitation
-_SHORTHAND = {str: "string", int: "integer", float: "number", bool: "boolean"}
+URL_ELICITATION_REQUIRED = -32042  # the error of item 5 (2025-11-25)
+METHOD = "elicitation/create"
+COMPLETE = "notifications/elicitation/complete"
 
 
-class UrlElicitationRequired(McpError):
-    """Raise from a handler whose request cannot go on until the user has completed the URL
-    elicitations listed (each ``{"mode": "url", "message", "url", "elicitationId"}``; ELICU-15)."""
+def capability(version: str, *, url: bool = False) -> dict[str, Any]:
+    """What a client with a handler declares, for the revision it offers: ``{}`` in 2025-06-18;
+    from 2025-11-25 on the modes by name (form always, url when its handler takes it)."""
+    if not since(version, "2025-11-25"):
+        return {}  # revisions/v2025_06_18.py, item 1: no modes yet
+    return {"form": {}, "url": {}} if url else {"form": {}}  # revisions/v2025_11_25.py, item 2
+
+
+def _modes(declared: Any) -> set[str]:
+    """The modes an ``elicitation`` capability allows (item 1: empty means form only)."""
+    if not isinstance(declared, dict):
+        return set()
+    modes = {mode for mode in ("form", "url") if isinstance(declared.get(mode), dict)}
+    return modes or {"form"}
+
+
+# --- the server's side ---------------------------------------------------------------------------
+
+
+class URLElicitationRequired(McpError):
+    """Raise this from a handler (a tool, say) that cannot go on until the user has completed the
+    URL elicitations it lists (item 5): each is ``{"elicitationId", "url", "message"}``. The client
+    gets error -32042 with them in ``data["elicitations"]`` (``mode: "url"`` added)."""
 
     code = URL_ELICITATION_REQUIRED
 
-    def __init__(self, elicitations: list[dict[str, Any]], message: str = "This request needs the user to visit a URL first"):
-        super().__init__(message, {"elicitations": elicitations})
+    def __init__(self, elicitations: list[dict[str, Any]], message: str = "This request needs a URL elicitation first"):
+        listed = [url_params(e.get("message", ""), e.get("url", ""), e.get("elicitationId", ""))
+                  for e in elicitations]
+        if not listed:  # revisions/v2025_11_25.py, item 2: the error lists at least one
+            raise ValueError("URLElicitationRequired needs at least one elicitation")
+        super().__init__(message, {"elicitations": listed})
 
 
-def capability(version: str) -> dict[str, Any]:
-    """What a client with a handler declares for the revision it offers: both modes from
-    2025-11-25 (ELICU-03), the bare capability before (ELIC-01)."""
-    return {"form": {}, "url": {}} if since(version, "2025-11-25") else {}
+def url_params(message: str, url: str, elicitation_id: str) -> dict[str, Any]:
+    """The params of a URL-mode ``elicitation/create``; ValueError if one of them is not usable."""
+    if not isinstance(message, str) or not isinstance(elicitation_id, str) or not elicitation_id:
+        raise ValueError("a URL elicitation needs a message (str) and a non-empty elicitation id (str)")
+    if _url_problem(url):
+        raise ValueError(f"a URL elicitation needs an absolute URL: {_url_problem(url)}")
+    return {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
 
 
-# --- the server's side -------------------------------------------------------------------------
-
-
-def requested_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The wire form of ``schema`` (ELIC-03): a flat object of primitive properties. A shorthand
-    ``{"name": str, "color": ["red", "green"]}`` is expanded; anything else is a ValueError saying
-    what is wrong, before anything is sent."""
-    if not isinstance(schema, dict):
-        raise ValueError(f"requested_schema must be a dict, not {type(schema).__name__}")
-    if schema.get("type") != "object":  # the shorthand: every field a type or a list of choices
-        properties: dict[str, Any] = {}
-        for name, kind in schema.items():
-            if isinstance(kind, list) and kind and all(isinstance(choice, str) for choice in kind):
-                properties[name] = {"type": "string", "enum": list(kind)}
-            elif kind in _SHORTHAND:
-                properties[name] = {"type": _SHORTHAND[kind]}
-            else:
-                raise ValueError(f"field {name!r} of requested_schema: give str, int, float, bool or a list of "
-                                 f"strings (choices), or write the schema out; not {kind!r}")
-        schema = {"type": "object", "properties": properties, "required": list(properties)}
-    fields = schema.get("properties")
-    if not isinstance(fields, dict):
-        raise ValueError('requested_schema needs "properties": a dict of field name -> primitive schema')
-    for name, field in fields.items():  # ELIC-03: flat, primitive properties only
-        choices = isinstance(field, dict) and field.get("type") == "array" and isinstance(field.get("items"), dict) \
-            and ("enum" in field["items"] or "anyOf" in field["items"])  # 2025-11-25: a multi-select enum
-        if not choices and (not isinstance(field, dict) or field.get("type") not in PRIMITIVE_TYPES):
-            raise ValueError(f"field {name!r} of requested_schema must be a string, number, integer or boolean "
-                             f"schema, or an array of choices (no nested objects), not {field!r}")
-    return schema
-
-
-def _require_client(session: Any, mode: str) -> None:
-    """Refuse locally what the client cannot take (ELIC-01, ELICU-04); the error says why."""
-    version = session.lifecycle.protocol_version
-    declared = session.lifecycle.peer_capabilities.get("elicitation")
-    modes = ({"form"} if not declared else set(declared)) if isinstance(declared, dict) else set()
-    if not since(version, "2025-06-18" if mode == "form" else "2025-11-25"):
-        problem = f"this session speaks MCP {version}, which has no {'URL ' if mode == 'url' else ''}elicitation"
-    elif not isinstance(declared, dict):
-        problem = "the client did not declare the 'elicitation' capability"
-    elif mode not in modes:  # ELICU-04: only a mode the client declared
-        problem = f"the client declared elicitation modes {sorted(modes)}, not {mode!r}"
-    else:
-        return
-    error = MethodNotFound(f"cannot ask the user: {problem}")
-    error.failed_request = "elicitation/create"  # a tool that asked reports it as its own failure
-    raise error
-
-
-def elicit(session: Any, message: str, schema: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
-    """Server side, form mode: ask the user; the ``ElicitResult`` dict, its content checked."""
-    wire_schema = requested_schema(schema)
-    _require_client(session, "form")
-    params: dict[str, Any] = {"message": message, "requestedSchema": wire_schema}
-    if since(session.lifecycle.protocol_version, "2025-11-25"):
-        params = {"mode": "form", **params}  # ELICU-05
-    result = session.request("elicitation/create", params, timeout=timeout)
-    problem = result_problem(result, wire_schema)
-    if problem is not None:  # ELICU-33: the server checks what came back too
-        error = McpError(f"the client's answer to elicitation/create is not valid: {problem}")
-        error.failed_request = "elicitation/create"
-        raise error
-    return dict(result)
-
-
-def elicit_url(session: Any, message: str, url: str, elicitation_id: str, *,
-               timeout: float | None = None) -> dict[str, Any]:
-    """Server side, URL mode (2025-11-25): ask the user to visit ``url``; the ``ElicitResult``."""
-    if urlsplit(url).scheme not in ("https", "http") or not urlsplit(url).netloc:  # ELICU-09: a valid URL
-        raise ValueError(f"elicit_url needs an http(s) URL, not {url!r}")
-    _require_client(session, "url")
-    params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}  # ELICU-09
-    result = session.request("elicitation/create", params, timeout=timeout)
-    if not isinstance(result, dict) or result.get("action") not in ACTIONS:
-        raise McpError(f"the client's answer to elicitation/create is not valid: {result!r}"[:300])
-    return dict(result)
-
-
-def complete(session: Any, elicitation_id: str) -> None:
-    """Server side: tell the client a URL elicitation it started is done (ELICU-10, ELICU-11)."""
-    session.notify("notifications/elicitation/complete", {"elicitationId": elicitation_id})
-
-
-# --- the client's side -------------------------------------------------------------------------
-
-
-def result_problem(result: Any, schema: dict[str, Any]) -> str | None:
-    """What is wrong with an ``ElicitResult`` for a form request, or None (ELICU-33)."""
-    if not isinstance(result, dict) or result.get("action") not in ACTIONS:
-        return f'"action" must be one of {", ".join(ACTIONS)}'
-    if result["action"] != "accept":
-        return None
-    content = result.get("content")
-    if not isinstance(content, dict):
-        return 'an accepted form answer needs "content", an object'
-    import jsonschema  # heavy: loaded with the first answer checked
-
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(content), key=lambda e: list(e.absolute_path))
-    if errors:
-        where = "/".join(map(str, errors[0].absolute_path))
-        return f"content{'.' + where if where else ''}: {errors[0].message}"
+def _url_problem(url: Any) -> str | None:
+    if not isinstance(url, str):
+        return f"a string, not {type(url).__name__}"
+    parts = urllib.parse.urlsplit(url)
+    if not parts.scheme or not parts.netloc:  # revisions/v2025_11_25.py, item 2: a valid URL
+        return f"{printable(url)!r} has no scheme or host"
     return None
 
 
-def answer(handler: ElicitationHandler | None, ctx: Any) -> dict[str, Any]:
-    """Client side: check an ``elicitation/create`` request, ask the handler, check its answer."""
-    version = ctx.session.lifecycle.protocol_version
-    if handler is None or not since(version, "2025-06-18"):
+def _require_mode(session: Any, mode: str) -> None:
+    """Refuse locally, sending nothing: a session older than the mode, or a client without it."""
+    version = session.lifecycle.protocol_version
+    revision = "2025-06-18" if mode == "form" else "2025-11-25"
+    error: McpError | None = None
+    if not since(version, revision):  # revisions/v2025_06_18.py, item 1; v2025_11_25.py, item 2
+        what = "elicitation" if mode == "form" else "URL-mode elicitation"
+        error = MethodNotFound(f"the client cannot be asked: this session speaks MCP {version}, "
+                               f"and {what} came with {revision}")
+    else:
+        require_peer(session, "elicitation", METHOD)  # the client declared elicitation (item 1)
+        if mode not in _modes(session.lifecycle.peer_capabilities.get("elicitation")):
+            error = MethodNotFound(f"the client did not declare {mode}-mode elicitation, so it cannot be asked "
+                                   f"for it (it declared {sorted(_modes(session.lifecycle.peer_capabilities['elicitation']))})")
+    if error is not None:
+        error.failed_request = METHOD
+        raise error
+
+
+def _answer_problem(result: Any, schema: dict[str, Any] | None) -> str | None:
+    """Why the client's answer is not an elicitation result (for ``schema``: form mode); None if it is."""
+    if not isinstance(result, dict) or result.get("action") not in ACTIONS:
+        return f'its "action" must be one of {", ".join(ACTIONS)}'
+    content = result.get("content")
+    if result["action"] != "accept" or content is None:
+        return None if result["action"] != "accept" or schema is None else 'an "accept" needs "content"'
+    if schema is None:
+        return 'a URL-mode answer carries no "content"'
+    try:
+        checked_content(content, schema)  # item 3: the server checks content before trusting it
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _ask(session: Any, params: dict[str, Any], schema: dict[str, Any] | None, timeout: float | None) -> dict[str, Any]:
+    result: dict[str, Any] = session.request(METHOD, params, timeout=timeout)
+    problem = _answer_problem(result, schema)
+    if problem is not None:  # a client that answers garbage: the caller hears it, clearly
+        error = McpError(f"the client's answer to {METHOD} is not usable: {printable(problem)}")
+        error.failed_request = METHOD
+        raise error
+    return result
+
+
+def elicit(session: Any, message: str, schema: Schema, *, timeout: float | None = None) -> dict[str, Any]:
+    """Server side, form mode: ask the user, through the client, for what ``schema`` describes
+    (the wire's ``requestedSchema``, or the Pythonic form of elicitation_schema.requested_schema).
+    Returns the client's answer as on the wire, ``{"action", "content"?}``, its content checked.
+    ValueError for a schema outside the rules (nothing is sent); ``McpError`` when this client
+    or session cannot be asked (nothing is sent) or answered something unusable."""
+    if not isinstance(message, str):
+        raise TypeError(f"elicit needs a message for the user (str), not {type(message).__name__}")
+    version = session.lifecycle.protocol_version
+    wire = requested_schema(schema, version)  # item 2: checked here, before anything is sent
+    _require_mode(session, "form")
+    params: dict[str, Any] = {"message": message, "requestedSchema": wire}
+    if since(version, "2025-11-25"):
+        params = {"mode": "form", **params}  # revisions/v2025_11_25.py, item 2: a field older peers never see
+    return _ask(session, params, wire, timeout)
+
+
+def elicit_url(session: Any, message: str, url: str, *, elicitation_id: str,
+               timeout: float | None = None) -> dict[str, Any]:
+    """Server side, URL mode (2025-11-25): ask the user to go to ``url``. Returns ``{"action"}``;
+    ``accept`` means the user agreed to open it. Keep ``elicitation_id`` with what you need to finish
+    the interaction, and call ``notify_complete(session, elicitation_id)`` when it is done."""
+    params = url_params(message, url, elicitation_id)  # before anything is sent
+    _require_mode(session, "url")
+    return _ask(session, params, None, timeout)
+
+
+def notify_complete(session: Any, elicitation_id: str) -> bool:
+    """Server side: ``notifications/elicitation/complete`` for a URL elicitation that is over, to
+    the session that asked it (item 4: to that client only; give the ``ctx.session`` of the
+    request that asked). Whether it was sent: not to a client without URL mode, nor once closed."""
+    if not since(session.lifecycle.protocol_version, "2025-11-25") or "url" not in _modes(
+            session.lifecycle.peer_capabilities.get("elicitation")):
+        return False  # revisions/v2025_11_25.py, item 2: only a client that can have asked hears it
+    try:
+        session.notify(COMPLETE, {"elicitationId": elicitation_id})
+    except McpError:
+        return False  # the session closed meanwhile
+    return True
+
+
+# --- the client's side ---------------------------------------------------------------------------
+
+
+def _check_request(params: dict[str, Any], modes: set[str]) -> str:
+    """Client side: the mode of a well-formed request this client declared; InvalidParams otherwise."""
+    param(params, "message", "string")
+    mode = str(params.get("mode", "form"))  # item 6: no mode means form
+    if mode not in ("form", "url") or mode not in modes:  # item 6: a mode we did not declare: -32602
+        raise InvalidParams(f"Invalid params: this client takes no {printable(mode)!r}-mode elicitation",
+                            {"field": "mode"})
+    if mode == "url":
+        param(params, "elicitationId", "string")
+        problem = _url_problem(params.get("url"))
+        if problem is not None:
+            raise InvalidParams(f'Invalid params: "url" must be an absolute URL: {problem}', {"field": "url"})
+        return mode
+    problem = schema_problem(params.get("requestedSchema"), None, strict=False)
+    if problem is not None:
+        raise InvalidParams(f"Invalid params: requestedSchema: {printable(problem)}", {"field": "requestedSchema"})
+    return mode
+
+
+def answer(handler: ElicitationHandler | None, ctx: Any, completions: Completions | None = None) -> dict[str, Any]:
+    """Client side: answer ``elicitation/create`` with the handler's result, both checked."""
+    lifecycle = ctx.session.lifecycle
+    if handler is None or not since(lifecycle.protocol_version, "2025-06-18"):  # never declared, never asked
         raise MethodNotFound("Method not found: elicitation/create (this client declared no elicitation)")
-    params = ctx.params
-    mode = params.get("mode", "form")  # ELICU-06: no mode is form mode
-    if not isinstance(params.get("message"), str):
-        raise InvalidParams('Invalid params: elicitation/create needs "message", a string')
-    if mode == "url" and since(version, "2025-11-25"):
-        if not isinstance(params.get("url"), str) or not isinstance(params.get("elicitationId"), str):
-            raise InvalidParams('Invalid params: a URL elicitation needs "url" and "elicitationId", strings')
-        schema = None
-    elif mode == "form":
-        try:
-            schema = requested_schema(params.get("requestedSchema"))
-        except ValueError as exc:
-            raise InvalidParams(f"Invalid params: requestedSchema: {exc}") from None
-    else:  # ELICU-22: a mode this client did not declare
-        raise InvalidParams(f"Invalid params: this client does not take elicitation mode {mode!r}")
-    result = handler(params)
-    problem = result_problem(result, schema) if schema is not None else (
-        None if isinstance(result, dict) and result.get("action") in ACTIONS else '"action" missing')
-    if problem is not None:  # ELICU-33: the handler's bug, said loudly (logged; the server gets -32603)
-        raise InternalError(f"the elicitation handler returned an invalid answer: {problem}")
-    return dict(result)
+    modes = _modes(lifecycle.capabilities.get("elicitation")) if since(lifecycle.protocol_version, "2025-11-25") \
+        else {"form"}  # 2025-06-18 had form mode only
+    mode = _check_request(ctx.params, modes)
+    result = handler(ctx.params)
+    problem = _answer_problem(result, ctx.params["requestedSchema"] if mode == "form" else None)
+    if problem is not None:  # a bug in the host's handler: loud here (logged), -32603 to the server
+        raise TypeError(f"the elicitation handler returned {result!r}: {problem}")
+    if result["action"] == "accept" and mode == "url" and completions is not None:
+        completions.asked(ctx.params["elicitationId"])
+    return {"action": result["action"], **({"content": result["content"]} if result["action"] == "accept"
+                                            and mode == "form" else {})}
 
 
-def ask_in_terminal(params: dict[str, Any], *, ask: Callable[[str], str] = input, out: TextIO | None = None) -> dict[str, Any]:
-    """An elicitation handler that asks the person at the terminal: the server's message and each
-    field on stderr, the answers typed on stdin. An empty answer takes the default; ``!decline``
-    declines, end of input (Ctrl-D) cancels. A URL request shows the whole URL, its host apart,
-    and asks before anything is opened (ELICU-28, ELICU-29): mcp_ref opens nothing itself."""
-    out = out or sys.stderr
-    print(f"\nThe server asks: {params.get('message', '')}", file=out)
-    try:
-        if params.get("mode") == "url":
-            url = str(params.get("url", ""))
-            print(f"  It wants you to open: {url}\n  (host: {urlsplit(url).hostname})", file=out)  # ELICU-30
-            agreed = ask("  Will you open it yourself in a browser? [y/N] ").strip().lower() in ("y", "yes")
-            return {"action": "accept" if agreed else "decline"}
-        content: dict[str, Any] = {}
-        schema = params.get("requestedSchema", {})
-        for name, field in schema.get("properties", {}).items():
-            label = field.get("title") or name
-            hint = f" ({'/'.join(field['enum'])})" if "enum" in field else f" [{field.get('type')}]"
-            default = f" default {field['default']!r}" if "default" in field else ""
-            while True:
-                typed = ask(f"  {label}{hint}{default}: ").strip()
-                if typed == "!decline":
-                    return {"action": "decline"}
-                if not typed and "default" in field:
-                    content[name] = field["default"]
-                    break
-                if not typed and name not in schema.get("required", []):
-                    break
-                value = _typed(typed, field)
-                if value is not None:
-                    content[name] = value
-                    break
-                print(f"  that is not a {field.get('type')}{hint}; try again (or !decline)", file=out)
-        return {"action": "accept", "content": content}
-    except EOFError:
-        return {"action": "cancel"}
+class Completions:
+    """Client side: the URL elicitations this client's user accepted, so that only a
+    ``notifications/elicitation/complete`` naming one of them, once, reaches the host (item 4).
+    Bounded: past ``limit`` the oldest are forgotten (their completion is then ignored)."""
 
+    def __init__(self, limit: int = 1000):
+        self.limit = limit
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()  # guards _ids: the pool's threads add, the reader thread takes
 
-def _typed(text: str, field: dict[str, Any]) -> Any:
-    """What the person typed, as the field's type, or None if it is not one."""
-    kind = field.get("type")
-    try:
-        if kind == "boolean":
-            return {"y": True, "yes": True, "true": True, "n": False, "no": False, "false": False}.get(text.lower())
-        if kind == "integer":
-            return int(text)
-        if kind == "number":
-            return float(text)
-    except ValueError:
-        return None
-    return text if "enum" not in field or text in field["enum"] else None
+    def asked(self, elicitation_id: str) -> None:
+        with self._lock:
+            self._ids[elicitation_id] = None
+            while len(self._ids) > self.limit:
+                self._ids.popitem(last=False)
+
+    def arrived(self, params: dict[str, Any]) -> bool:
+        """Whether this notification names an elicitation still open (and it is closed now)."""
+        elicitation_id = params.get("elicitationId")
+        with self._lock:  # item 4: an unknown or already completed id is ignored
+            return isinstance(elicitation_id, str) and self._ids.pop(elicitation_id, False) is None

@@ -25,7 +25,9 @@ Adds
 5. Audio content (``{"type": "audio", "data", "mimeType"}``) in tool results, prompt messages and
    sampling messages (content.py ``Audio``, ``audio``, ``content_problem``; an older session gets
    ``stand_in``'s text, by functions/returns.py ``for_revision``).
-6. A ``message`` on ``notifications/progress``.
+6. A ``message`` on ``notifications/progress``, for people: ``ctx.report_progress(..., message=)``
+   (progress.py ``Reporter.report``) sends it only when the session speaks this revision or a later
+   one (session.py tells the Reporter); a requester's ``on_progress`` gets it in the params.
    https://modelcontextprotocol.io/specification/2025-03-26/basic/utilities/progress
 
 Changes

@@ -5,11 +5,21 @@ https://modelcontextprotocol.io/specification/2025-11-25/changelog
 
 Adds
 1. Icons on the server's identity, tools, resources, templates and prompts; a ``description``
-   and ``websiteUrl`` on ``serverInfo``. (Icons of tools, resources, templates, prompts:
-   ``icons=`` of the decorators, checked and listed by functions/registry.py.)
-2. URL-mode elicitation (``mode: "url"``), with ``notifications/elicitation/complete``.
-3. Tools in sampling: ``tools`` and ``toolChoice`` in ``sampling/createMessage``.
-4. Defaults and titled enums in elicitation schemas.
+   and ``websiteUrl`` on ``serverInfo`` (``Server(description=, website_url=, icons=)``, sent to
+   sessions of this revision only: lifecycle.py ``implementation_info``; icons of tools,
+   resources, templates and prompts: ``icons=`` of the decorators, checked and listed by functions/registry.py).
+2. URL-mode elicitation (``mode: "url"``), with ``notifications/elicitation/complete`` and error
+   -32042: elicitation.py ``elicit_url`` (``ctx.elicit_url``), ``notify_complete``,
+   ``URLElicitationRequired``; the client's ``elicitation_url=True``, ``answer`` and ``Completions``.
+   Form requests now say ``mode: "form"`` and the capability names its modes (``capability``).
+   https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
+3. Tools in sampling: ``tools`` and ``toolChoice`` in ``sampling/createMessage``, for a client that
+   declared ``sampling.tools`` (``Client(sampling_tools=True)``), with ``tool_use`` and
+   ``tool_result`` content: sampling.py ``create_message`` and ``answer``. ``includeContext`` other
+   than ``"none"`` is soft-deprecated: sent only to a client that declared ``sampling.context``.
+   https://modelcontextprotocol.io/specification/2025-11-25/client/sampling
+4. Defaults and titled enums in elicitation schemas, and multiple choice (elicitation_schema.py,
+   checked per session by ``schema_problem``; asked by ``ask_in_terminal``).
 
 Changes
 5. JSON Schema 2020-12 is the dialect of a schema that names none (``inputSchema``,

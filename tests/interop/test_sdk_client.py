@@ -227,3 +227,52 @@ def test_sdk_client_cancels_and_hears_list_changes(sdk_client: Callable[..., Any
     cancel = next(m for m in received if m.get("method") == "notifications/cancelled")
     assert cancel["params"]["requestId"] == slow_id
     assert not any(m.get("id") == slow_id for m in sent), "our server answered a cancelled request (CAN-06)"
+
+
+ELICITING_SERVER = str(ROOT / "tests" / "peers" / "eliciting_server.py") + ":server"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_sdk_client_answers_our_servers_elicitations(transport: str) -> None:
+    """client/elicitation (2025-06-18, URL mode 2025-11-25): the SDK's elicitation callback answers
+    our server's form and URL elicitations, and hears notifications/elicitation/complete."""
+    from mcp import Client, StdioServerParameters, types
+
+    asked: list[Any] = []
+    heard: list[Any] = []
+
+    async def elicitation_callback(context: Any, params: Any) -> Any:
+        asked.append(params)
+        if params.mode == "url":
+            return types.ElicitResult(action="accept")
+        return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
+
+    async def on_message(message: Any) -> None:
+        heard.append(message)
+
+    servers: list[SseServerProcess] = []
+
+    async def main() -> tuple[str, str]:
+        if transport == "stdio":
+            target: Any = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+                                                args=["-m", "mcp_ref", "serve", ELICITING_SERVER])
+        else:
+            servers.append(SseServerProcess(ELICITING_SERVER, "--transport", "http"))
+            target = servers[0].url
+        async with Client(target, elicitation_callback=elicitation_callback, message_handler=on_message) as client:
+            signed = await client.call_tool("sign_up")
+            paid = await client.call_tool("pay")
+            await client.send_ping()
+            return signed.content[0].text, paid.content[0].text
+
+    try:
+        signed, paid = anyio.run(main)
+    finally:
+        for server in servers:
+            server.close()
+    assert json.loads(signed) == {"action": "accept", "content": {"name": "Ada", "age": 36}}
+    assert json.loads(paid) == {"action": "accept"}
+    assert [params.mode for params in asked] == ["form", "url"] and asked[1].elicitation_id == "order-7"
+    assert asked[0].requested_schema["required"] == ["name", "age"]
+    completions = [m for m in heard if getattr(m, "method", None) == "notifications/elicitation/complete"]
+    assert [m.params.elicitation_id for m in completions] == ["order-7"]

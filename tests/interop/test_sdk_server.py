@@ -172,3 +172,26 @@ def test_our_client_against_the_sdk_streamable_http_server_answering_json(tap: A
         proc.wait(timeout=10)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_sdk_server_tools_elicit_from_our_client(tap: Any) -> None:
+    """client/elicitation: an SDK server's tools ask our client for a form (a pydantic model's
+    schema, with titles we take) and a URL; our client hears its notifications/elicitation/complete."""
+    asked: list[dict[str, Any]] = []
+    heard: list[tuple[str, dict[str, Any]]] = []
+
+    def person(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept"} if params.get("mode") == "url" else {"action": "accept",
+                                                                          "content": {"name": "Ada", "age": 36}}
+
+    with Client.stdio([sys.executable, str(SERVERS / "eliciting_server.py")], trace=tap, timeout=20,
+                      elicitation_handler=person, elicitation_url=True,
+                      on_notification=lambda method, params: heard.append((method, params))) as client:
+        assert client.protocol_version == "2025-11-25"
+        with tap.deliberately_invalid():  # structuredContent and the like: newer than the tap's 2024-11-05 schema
+            assert client.call_tool("sign_up")["content"][0]["text"] == "accept: Ada, 36"
+            assert client.call_tool("pay")["content"][0]["text"] == "accept"
+        client.ping()
+    assert [p.get("mode") for p in asked] == ["form", "url"] and asked[1]["elicitationId"] == "order-9"
+    assert heard == [("notifications/elicitation/complete", {"elicitationId": "order-9"})]

@@ -124,3 +124,23 @@ def test_initialize_timeout_is_clear_and_initialize_is_never_cancelled(tmp_path:
     received = log.read_text()
     assert '"method":"initialize"' in received
     assert "notifications/cancelled" not in received  # CAN-03
+
+
+@pytest.mark.parametrize("version, fields", [
+    ("2024-11-05", {}), ("2025-03-26", {}), ("2025-06-18", {"title": "Notes"}),
+    ("2025-11-25", {"title": "Notes", "description": "Keeps notes", "websiteUrl": "https://notes.example",
+                    "icons": [{"src": "https://notes.example/icon.png", "mimeType": "image/png"}]}),
+])
+def test_server_info_carries_the_later_fields_only_to_sessions_that_speak_them(version: str, fields: Any) -> None:
+    """revisions/v2025_06_18.py, item 4 (title); v2025_11_25.py, item 1 (description, websiteUrl, icons)."""
+    server = Server("notes", "1.0", title="Notes", description="Keeps notes", website_url="https://notes.example",
+                    icons=[{"src": "https://notes.example/icon.png", "mimeType": "image/png"}])
+    with Client.in_memory(server, protocol_versions=[version]) as client:
+        assert client.server_info == {"name": "notes", "version": "1.0", **fields}
+
+
+def test_server_info_fields_of_the_wrong_shape_fail_at_construction() -> None:
+    with pytest.raises(TypeError, match="title"):
+        Server("notes", title=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="src"):
+        Server("notes", icons=[{"href": "x"}])

@@ -97,3 +97,23 @@ def test_progress_for_unknown_tokens_is_ignored() -> None:
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     assert pending.result(2) == {}
     peer.session.close()
+
+
+@pytest.mark.parametrize("version, sent", [("2024-11-05", False), ("2025-03-26", True), ("2025-11-25", True)])
+def test_a_progress_message_goes_to_sessions_of_2025_03_26_and_later(
+        memory_client: Callable[..., Client], version: str, sent: bool) -> None:
+    """revisions/v2025_03_26.py, item 6: ``message`` on notifications/progress, for people."""
+    server = Server("reporter")
+
+    @server.tool()
+    def work(ctx: RequestContext) -> str:
+        ctx.report_progress(1, 2, message="halfway")
+        with pytest.raises(ValueError):
+            ctx.report_progress(2, 2, message=7)  # type: ignore[arg-type]
+        return "done"
+
+    seen: list[dict[str, Any]] = []
+    client = memory_client(server, protocol_versions=[version])
+    client.call_tool("work", on_progress=seen.append)
+    assert seen == [{"progressToken": seen[0]["progressToken"], "progress": 1, "total": 2,
+                     **({"message": "halfway"} if sent else {})}]

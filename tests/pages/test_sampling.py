@@ -196,3 +196,94 @@ def test_create_message_params_are_built_as_on_the_wire() -> None:
                       "stopSequences": ["\n"], "metadata": {"k": 1}}
     with pytest.raises(ValueError):
         create_message_params([], 1, include_context="everything")
+
+
+WEATHER = {"name": "weather", "description": "The weather in a city",
+           "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+TOOL_USE = {"type": "tool_use", "id": "call-1", "name": "weather", "input": {"city": "Paris"}}
+
+
+def sampling_with_tools(outcome: dict[str, Any], **options: Any) -> Server:
+    server = Server("agent")
+
+    @server.tool()
+    def plan(ctx: RequestContext) -> str:
+        try:
+            outcome["first"] = ctx.create_message(["Weather in Paris?"], 50, tools=[WEATHER], tool_choice="auto", **options)
+            outcome["second"] = ctx.create_message(
+                ["Weather in Paris?", {"role": "assistant", "content": [TOOL_USE]},
+                 {"role": "user", "content": [{"type": "tool_result", "toolUseId": "call-1",
+                                               "content": [{"type": "text", "text": "sunny"}]}]}], 50, tools=[WEATHER])
+        except McpError as exc:
+            outcome["error"] = exc
+        return "done"
+    return server
+
+
+def test_tools_in_sampling_reach_a_2025_11_25_client_that_declared_them(
+        memory_client: Callable[..., Client], tap: Any) -> None:
+    """revisions/v2025_11_25.py, item 3: tools and toolChoice; tool_use and tool_result content pass."""
+    seen: list[dict[str, Any]] = []
+
+    def model(params: dict[str, Any]) -> dict[str, Any]:
+        seen.append(params)
+        if len(seen) == 1:
+            return {"role": "assistant", "content": [TOOL_USE], "model": "m", "stopReason": "toolUse"}
+        return {"role": "assistant", "content": {"type": "text", "text": "Sunny."}, "model": "m"}
+
+    outcome: dict[str, Any] = {}
+    client = memory_client(sampling_with_tools(outcome), sampling_handler=model, sampling_tools=True)
+    with tap.deliberately_invalid():  # tool content is not in the 2024-11-05 schema the tap checks
+        client.call_tool("plan")
+    assert tap.messages[0][1]["params"]["capabilities"]["sampling"] == {"tools": {}}
+    assert "error" not in outcome and outcome["first"]["content"] == [TOOL_USE]
+    assert seen[0]["tools"] == [WEATHER] and seen[0]["toolChoice"] == {"mode": "auto"}
+    assert seen[1]["messages"][2]["content"][0]["toolUseId"] == "call-1"
+    assert outcome["second"]["content"]["text"] == "Sunny."
+
+
+@pytest.mark.parametrize("versions, tools, refusal", [
+    (["2025-11-25"], False, "did not declare sampling.tools"),
+    (["2025-06-18"], True, "tools in sampling came with MCP 2025-11-25"),
+])
+def test_tools_are_refused_locally_where_the_client_cannot_take_them(
+        memory_client: Callable[..., Client], tap: Any, versions: list[str], tools: bool, refusal: str) -> None:
+    outcome: dict[str, Any] = {}
+    client = memory_client(sampling_with_tools(outcome), sampling_handler=lambda p: "x", sampling_tools=tools,
+                           protocol_versions=versions)
+    client.call_tool("plan")
+    assert refusal in outcome["error"].message and "sampling/createMessage" not in tap.methods("<-")
+
+
+def test_a_client_without_sampling_tools_answers_32602_to_tools(memory_client: Callable[..., Client], tap: Any) -> None:
+    seen: list[Any] = []
+    server = Server("raw")
+    server.request_handlers["test/sample"] = lambda ctx: ctx.request("sampling/createMessage", ctx.params)
+    client = memory_client(server, sampling_handler=lambda p: seen.append(p) or "ok")
+    with pytest.raises(InvalidParams, match="sampling.tools"):
+        client.request("test/sample", {"messages": [], "maxTokens": 1, "tools": [WEATHER]})
+    assert seen == []
+    with pytest.raises(ValueError, match="sampling_tools=True"):
+        Client.in_memory(server, sampling_tools=True)
+
+
+@pytest.mark.parametrize("version, refused", [("2025-06-18", False), ("2025-11-25", True)])
+def test_include_context_other_than_none_needs_sampling_context_from_2025_11_25(
+        memory_client: Callable[..., Client], version: str, refused: bool) -> None:
+    """Soft-deprecated in 2025-11-25: thisServer/allServers only for a client that declared sampling.context."""
+    server = Server("asker")
+    outcome: dict[str, Any] = {}
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        try:
+            outcome["result"] = ctx.create_message(["hi"], 5, include_context="thisServer")
+        except McpError as exc:
+            outcome["error"] = exc
+        return "done"
+
+    client = memory_client(server, sampling_handler=lambda p: "x", protocol_versions=[version])
+    client.call_tool("ask")
+    assert ("error" in outcome) is refused
+    if refused:
+        assert "sampling.context" in outcome["error"].message

@@ -1,199 +1,289 @@
-"""Elicitation (mcp_ref/revisions/elicitation.py), both sides, in every revision a session can agree on.
+"""client/elicitation, both sides against each other, in every revision mcp_ref speaks.
 
 https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation
 https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
-A server whose tools ask the user (``ctx.elicit``, ``ctx.elicit_url``) and our client with an
-``elicitation_handler``, in memory for the table of revisions, over stdio once; the person at
-the terminal played by a list of answers.
+A 2024-11-05 or 2025-03-26 session never sees ``elicitation/create``; 2025-06-18 has form mode;
+2025-11-25 adds URL mode, ``notifications/elicitation/complete`` and error -32042.
 """
 
 from __future__ import annotations
 
-import io
+import json
+import logging
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from mcp_ref import Client, RequestContext, Server
-from mcp_ref.lifecycle import REVISIONS
-from mcp_ref.revisions.elicitation import ask_in_terminal, requested_schema
+from mcp_ref import Client, InvalidParams, McpError, MethodNotFound, RequestContext, Server
+from mcp_ref.revisions import elicitation
+from mcp_ref.revisions.elicitation_schema import requested_schema
 
-NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
-               "required": ["name"]}
+from ..conftest import ROOT, server_command
+
+ELICITING = str(ROOT / "tests" / "peers" / "eliciting_server.py") + ":server"
+ADA = {"name": "Ada", "age": 36}
 
 
-def asking_server() -> Server:
-    server = Server("asking")
+def person(params: dict[str, Any]) -> dict[str, Any]:
+    """A handler that accepts every form with ADA and every URL."""
+    return {"action": "accept"} if params.get("mode") == "url" else {"action": "accept", "content": ADA}
+
+
+def eliciting_server() -> Server:
+    """The peer server of tests/peers, in this process."""
+    sys.path.insert(0, str(ROOT / "tests" / "peers"))
+    try:
+        import eliciting_server
+    finally:
+        sys.path.pop(0)
+    return eliciting_server.server  # type: ignore[no-any-return]
+
+
+def sent(tap: Any, method: str) -> list[dict[str, Any]]:
+    """The params of every ``method`` the server sent (as the client's tap saw it)."""
+    return [m.get("params", {}) for d, m in tap.messages if d == "<-" and isinstance(m, dict) and m.get("method") == method]
+
+
+@pytest.mark.parametrize("version, form, url", [
+    ("2024-11-05", False, False),
+    ("2025-03-26", False, False),
+    ("2025-06-18", True, False),
+    ("2025-11-25", True, True),
+])
+def test_each_revision_sees_only_the_elicitation_it_has(memory_client: Callable[..., Client], tap: Any,
+                                                        version: str, form: bool, url: bool) -> None:
+    completed: list[tuple[str, dict[str, Any]]] = []
+    client = memory_client(eliciting_server(), elicitation_handler=person, elicitation_url=True,
+                           protocol_versions=[version], on_notification=lambda m, p: completed.append((m, p)))
+    assert client.protocol_version == version
+    declared = tap.messages[0][1]["params"]["capabilities"]
+    assert declared.get("elicitation") == ({"form": {}, "url": {}} if url else {} if form else None)
+    signed = client.call_tool("sign_up")
+    if form:
+        assert json.loads(signed["content"][0]["text"]) == {"action": "accept", "content": ADA}
+        (params,) = sent(tap, "elicitation/create")
+        assert params["message"] == "Please sign up" and params["requestedSchema"]["required"] == ["name", "age"]
+        assert ("mode" in params) is url  # a field of 2025-11-25, never sent to an older client
+    else:  # refused by the server itself: nothing goes on the wire
+        assert signed["isError"] and "the client cannot be asked: this session speaks MCP " + version \
+            in signed["content"][0]["text"]
+        assert "elicitation/create" not in tap.methods("<-")
+    paid = client.call_tool("pay")
+    if url:
+        assert json.loads(paid["content"][0]["text"]) == {"action": "accept"}
+        assert sent(tap, "elicitation/create")[-1] == {"mode": "url", "message": "Pay for the order",
+                                                        "url": "https://pay.example.com/order/7", "elicitationId": "order-7"}
+        client.ping()  # the notification was sent before the tool's answer; the ping comes after it
+        assert completed == [("notifications/elicitation/complete", {"elicitationId": "order-7"})]
+    else:
+        assert paid["isError"] and "URL-mode elicitation came with 2025-11-25" in paid["content"][0]["text"]
+        assert len(sent(tap, "elicitation/create")) == int(form)
+
+
+def test_no_handler_no_capability_never_asked(memory_client: Callable[..., Client], tap: Any) -> None:
+    client = memory_client(eliciting_server())
+    assert "elicitation" not in tap.messages[0][1]["params"]["capabilities"]
+    result = client.call_tool("sign_up")
+    assert result["isError"] and "did not declare the 'elicitation' capability" in result["content"][0]["text"]
+    assert "elicitation/create" not in tap.methods("<-")
+
+
+def test_a_client_without_url_mode_is_never_sent_one(memory_client: Callable[..., Client], tap: Any) -> None:
+    client = memory_client(eliciting_server(), elicitation_handler=person)
+    assert tap.messages[0][1]["params"]["capabilities"]["elicitation"] == {"form": {}}
+    result = client.call_tool("pay")
+    assert result["isError"] and "did not declare url-mode elicitation" in result["content"][0]["text"]
+    assert "elicitation/create" not in tap.methods("<-")
+    with pytest.raises(ValueError, match="elicitation_url=True"):
+        Client.in_memory(eliciting_server(), elicitation_url=True)
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_decline_and_cancel_carry_no_content(memory_client: Callable[..., Client], action: str) -> None:
+    client = memory_client(eliciting_server(), elicitation_handler=lambda p: {"action": action, "content": ADA})
+    assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": action}
+
+
+def asking(schema: Any, outcome: dict[str, Any], version: str | None = None) -> Server:
+    server = Server("asker")
 
     @server.tool()
-    def greet(ctx: RequestContext) -> str:
-        """Ask the user's name."""
-        answer = ctx.elicit("What is your name?", NAME_SCHEMA)
-        return f"{answer['action']}: {answer.get('content')}"
-
-    @server.tool()
-    def visit(ctx: RequestContext) -> str:
-        """Send the user to a page."""
-        answer = ctx.elicit_url("Sign in to the weather service", "https://example.com/login?x=1", "e-1")
-        ctx.elicitation_complete("e-1")
-        return answer["action"]
-
+    def ask(ctx: RequestContext) -> str:
+        try:
+            outcome["answer"] = ctx.elicit("Tell me", schema)
+        except (ValueError, McpError) as exc:
+            outcome["error"] = exc
+        return "done"
     return server
 
 
-@pytest.mark.parametrize("version", REVISIONS)
-def test_form_elicitation_reaches_the_handler_only_from_2025_06_18(
-        version: str, memory_client: Callable[..., Client]) -> None:
-    asked: list[dict[str, Any]] = []
+def test_the_pythonic_schema_becomes_the_wire_one(memory_client: Callable[..., Client], tap: Any) -> None:
+    outcome: dict[str, Any] = {}
+    server = asking({"name": str, "age": int, "height": float, "ok": bool, "size": ["S", "M"],
+                     "email": {"type": "string", "format": "email", "default": "a@b.c"}}, outcome)
+    client = memory_client(server, elicitation_handler=lambda p: {"action": "accept", "content": {
+        "name": "Ada", "age": 36, "height": 1.7, "ok": True, "size": "M"}})
+    client.call_tool("ask")
+    assert outcome["answer"]["content"]["size"] == "M"
+    assert sent(tap, "elicitation/create")[0]["requestedSchema"] == {"type": "object", "properties": {
+        "name": {"type": "string"}, "age": {"type": "integer"}, "height": {"type": "number"},
+        "ok": {"type": "boolean"}, "size": {"type": "string", "enum": ["S", "M"]},
+        "email": {"type": "string", "format": "email", "default": "a@b.c"}},
+        "required": ["name", "age", "height", "ok", "size"]}
+
+
+@pytest.mark.parametrize("schema, version, problem", [
+    ({"where": {"type": "object", "properties": {}}}, "2025-11-25", "property 'where'"),
+    ({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "object"}}}}, "2025-11-25",
+     "multiple choice"),
+    ({"n": {"type": "number", "minimum": 0, "default": -1}}, "2025-11-25", '"default"'),
+    ({"n": {"type": "string", "default": "x"}}, "2025-06-18", "came with 2025-11-25"),
+    ({"c": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}]}}, "2025-06-18", "came with 2025-11-25"),
+    ({"n": {"type": "string", "maxlength": 3}}, "2025-11-25", "unknown keyword"),
+    ({"n": {"type": "string", "format": "phone"}}, "2025-11-25", '"format"'),
+    ({"n": {"type": "string", "enum": []}}, "2025-11-25", "non-empty"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}, "2025-11-25", "required"),
+    ({"n": complex}, "2025-11-25", "a field is str"),
+    ("name", "2025-11-25", "must be a dict"),
+])
+def test_a_schema_outside_the_rules_fails_at_the_call_before_anything_is_sent(
+        memory_client: Callable[..., Client], tap: Any, schema: Any, version: str, problem: str) -> None:
+    outcome: dict[str, Any] = {}
+    client = memory_client(asking(schema, outcome), elicitation_handler=person, protocol_versions=[version])
+    client.call_tool("ask")
+    assert isinstance(outcome["error"], ValueError) and problem in str(outcome["error"])
+    assert "elicitation/create" not in tap.methods("<-")
+
+
+def test_the_newer_schema_forms_reach_a_2025_11_25_client(memory_client: Callable[..., Client]) -> None:
+    schema = {"type": "object", "properties": {
+        "color": {"type": "string", "oneOf": [{"const": "#f00", "title": "Red"}, {"const": "#0f0", "title": "Green"}],
+                  "default": "#f00"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "maxItems": 2},
+        "count": {"type": "integer", "default": 3}}}
+    outcome: dict[str, Any] = {}
+    seen: list[dict[str, Any]] = []
+    client = memory_client(asking(schema, outcome), elicitation_handler=lambda p: seen.append(p) or {
+        "action": "accept", "content": {"color": "#0f0", "tags": ["a", "c"]}})
+    client.call_tool("ask")
+    assert outcome["answer"] == {"action": "accept", "content": {"color": "#0f0", "tags": ["a", "c"]}}
+    assert seen[0]["requestedSchema"] == schema and seen[0]["mode"] == "form"
+
+
+@pytest.mark.parametrize("answer, problem", [
+    ({"action": "accept", "content": {"name": "Ada", "age": "old"}}, "'old' is not of type 'integer'"),
+    ({"action": "accept", "content": {"name": "Ada"}}, "lacks required field(s): ['age']"),
+    ({"action": "accept", "content": {"name": "Ada", "age": 3, "pin": "1234"}}, "did not ask for: ['pin']"),
+    ({"action": "accept"}, 'an "accept" needs "content"'),
+    ({"action": "maybe"}, '"action" must be one of'),
+    ({"action": "accept", "content": ["Ada", 3]}, '"content" must be an object'),
+])
+def test_a_client_that_answers_garbage_is_a_clear_error_to_the_tool(
+        memory_client: Callable[..., Client], tap: Any, answer: dict[str, Any], problem: str) -> None:
+    outcome: dict[str, Any] = {}
+    client = memory_client(asking({"name": str, "age": int}, outcome), elicitation_handler=person)
+    client.request_handlers["elicitation/create"] = lambda ctx: answer  # a careless client, past our checks
+    with tap.deliberately_invalid():
+        client.call_tool("ask")
+    assert isinstance(outcome["error"], McpError) and problem in outcome["error"].message
+    assert "not usable" in outcome["error"].message
+
+
+def test_a_handler_that_returns_garbage_is_loud_on_the_client(memory_client: Callable[..., Client],
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    outcome: dict[str, Any] = {}
+    client = memory_client(asking({"name": str}, outcome), elicitation_handler=lambda p: {"action": "accept",
+                                                                                         "content": {"name": 7}})
+    with caplog.at_level(logging.ERROR, logger="mcp_ref.session"):
+        client.call_tool("ask")
+    assert any("the elicitation handler returned" in (r.exc_text or "") for r in caplog.records)
+    assert isinstance(outcome["error"], McpError) and outcome["error"].code == -32603  # and the server hears -32603
+
+
+@pytest.mark.parametrize("params, declared_url, field", [
+    ({"mode": "url", "message": "m", "url": "https://x.example/", "elicitationId": "1"}, False, "mode"),
+    ({"mode": "telepathy", "message": "m"}, True, "mode"),
+    ({"mode": "url", "message": "m", "url": "not a url", "elicitationId": "1"}, True, "url"),
+    ({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "object"}}}}, True,
+     "requestedSchema"),
+    ({"message": "m"}, True, "requestedSchema"),
+    ({"requestedSchema": {"type": "object", "properties": {}}}, True, "message"),
+])
+def test_the_client_answers_32602_to_a_request_it_cannot_take(
+        memory_client: Callable[..., Client], tap: Any, params: dict[str, Any], declared_url: bool, field: str) -> None:
+    seen: list[Any] = []
+    server = Server("raw")  # past the server's own checks, straight onto the wire
+    server.request_handlers["test/elicit"] = lambda ctx: ctx.request("elicitation/create", ctx.params)
+    client = memory_client(server, elicitation_handler=lambda p: seen.append(p) or {"action": "cancel"},
+                           elicitation_url=declared_url)
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+        client.request("test/elicit", params)
+    assert seen == [] and (info.value.data or {}).get("field", field) == field
+
+
+def test_a_2024_11_05_client_answers_32601(memory_client: Callable[..., Client]) -> None:
+    server = Server("raw")
+    server.request_handlers["test/elicit"] = lambda ctx: ctx.request("elicitation/create", ctx.params)
+    client = memory_client(server, elicitation_handler=person, protocol_versions=["2024-11-05"])
+    with pytest.raises(MethodNotFound):
+        client.request("test/elicit", {"message": "m", "requestedSchema": {"type": "object", "properties": {}}})
+
+
+def test_completion_reaches_the_host_once_and_only_for_an_accepted_id(memory_client: Callable[..., Client]) -> None:
+    server = eliciting_server()
+    server.request_handlers["test/complete"] = lambda ctx: {"sent": elicitation.notify_complete(
+        ctx.session, ctx.params["id"])}
+    heard: list[Any] = []
+    client = memory_client(server, elicitation_handler=person, elicitation_url=True,
+                           on_notification=lambda m, p: heard.append(p["elicitationId"]))
+    assert client.request("test/complete", {"id": "never-asked"}) == {"sent": True}
+    client.call_tool("pay")  # accepted, then completed by the tool itself
+    assert client.request("test/complete", {"id": "order-7"}) == {"sent": True}  # a second time
+    client.ping()
+    assert heard == ["order-7"]
+    older = memory_client(server, elicitation_handler=person, protocol_versions=["2025-06-18"])
+    assert older.request("test/complete", {"id": "order-7"}) == {"sent": False}  # never to a client without URL mode
+
+
+def test_url_elicitation_required_is_error_32042_listing_them(memory_client: Callable[..., Client], tap: Any) -> None:
+    client = memory_client(eliciting_server(), elicitation_handler=person, elicitation_url=True)
+    with pytest.raises(McpError) as info:
+        client.call_tool("needs_login")
+    assert info.value.code == elicitation.URL_ELICITATION_REQUIRED == -32042
+    assert info.value.data == {"elicitations": [{"mode": "url", "message": "Log in to Example first",
+                                                 "url": "https://login.example.com/", "elicitationId": "login-1"}]}
+    with pytest.raises(ValueError):
+        elicitation.URLElicitationRequired([{"elicitationId": "x", "url": "/relative", "message": "m"}])
+    with pytest.raises(ValueError):
+        elicitation.URLElicitationRequired([])
+
+
+def test_over_stdio_with_a_server_process(tap: Any) -> None:
+    with Client.stdio(server_command(ELICITING), cwd=str(ROOT), trace=tap, timeout=20, elicitation_handler=person,
+                      elicitation_url=True) as client:
+        assert client.server_info == {"name": "eliciting", "version": "0.1.0", "title": "Eliciting server"}
+        assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": "accept", "content": ADA}
+        assert json.loads(client.call_tool("pay")["content"][0]["text"]) == {"action": "accept"}
+    assert tap.methods("<-").count("elicitation/create") == 2
+
+
+def test_over_streamable_http(tap: Any) -> None:
+    answers: list[dict[str, Any]] = []
 
     def handler(params: dict[str, Any]) -> dict[str, Any]:
-        asked.append(params)
-        return {"action": "accept", "content": {"name": "Ada", "age": 36}}
+        answers.append(params)
+        return person(params)
 
-    client = memory_client(asking_server(), elicitation_handler=handler, protocol_versions=[version])
-    result = client.call_tool("greet")
-    if version in ("2024-11-05", "2025-03-26"):  # no elicitation in these revisions: refused before sending
-        assert result["isError"] and f"speaks MCP {version}, which has no elicitation" in result["content"][0]["text"]
-        assert asked == [] and "elicitation" not in client.session.lifecycle.capabilities
-        return
-    assert result["content"][0]["text"] == "accept: {'name': 'Ada', 'age': 36}"
-    assert asked[0]["message"] == "What is your name?" and asked[0]["requestedSchema"] == NAME_SCHEMA
-    assert asked[0].get("mode") == ("form" if version == "2025-11-25" else None)  # ELICU-05: mode from 2025-11-25
-    declared = client.session.lifecycle.capabilities["elicitation"]
-    assert declared == ({"form": {}, "url": {}} if version == "2025-11-25" else {})
-
-
-def test_a_client_without_a_handler_declares_nothing_and_is_never_asked(memory_client: Callable[..., Client]) -> None:
-    client = memory_client(asking_server())
-    assert "elicitation" not in client.session.lifecycle.capabilities
-    result = client.call_tool("greet")
-    assert result["isError"] and "did not declare the 'elicitation' capability" in result["content"][0]["text"]
-
-
-@pytest.mark.parametrize(("answer", "says"), [
-    ({"action": "accept", "content": {"age": 36}}, "'name' is a required property"),
-    ({"action": "accept", "content": {"name": "Ada", "age": "old"}}, "content.age"),
-    ({"action": "accept"}, 'needs "content"'),
-    ({"action": "maybe"}, '"action" must be one of accept, decline, cancel'),
-    ("Ada", '"action" must be one of'),
-])
-def test_a_handler_answer_that_breaks_the_schema_fails_loudly(
-        answer: Any, says: str, memory_client: Callable[..., Client]) -> None:
-    client = memory_client(asking_server(), elicitation_handler=lambda params: answer)
-    result = client.call_tool("greet")  # the client answers -32603 saying why; the tool reports it
-    assert result["isError"] and "the elicitation handler returned an invalid answer" in result["content"][0]["text"]
-    assert says in result["content"][0]["text"]
-
-
-@pytest.mark.parametrize("answer", [{"action": "decline"}, {"action": "cancel"}])
-def test_decline_and_cancel_reach_the_tool(answer: dict[str, Any], memory_client: Callable[..., Client]) -> None:
-    client = memory_client(asking_server(), elicitation_handler=lambda params: answer)
-    assert client.call_tool("greet")["content"][0]["text"] == f"{answer['action']}: None"
-
-
-def test_the_server_checks_the_answer_even_from_a_client_that_does_not(memory_client: Callable[..., Client]) -> None:
-    client = memory_client(asking_server(), elicitation_handler=lambda params: {"action": "accept"})
-    client.request_handlers["elicitation/create"] = lambda ctx: {"action": "accept", "content": {"name": 7}}
-    result = client.call_tool("greet")
-    assert result["isError"] and "content.name: 7 is not of type 'string'" in result["content"][0]["text"]
-
-
-@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
-def test_url_elicitation_only_in_2025_11_25_and_its_completion(
-        version: str, memory_client: Callable[..., Client]) -> None:
-    asked: list[dict[str, Any]] = []
-    heard: list[tuple[str, dict[str, Any]]] = []
-    client = memory_client(asking_server(), protocol_versions=[version],
-                           elicitation_handler=lambda params: (asked.append(params), {"action": "accept"})[1],
-                           on_notification=lambda method, params: heard.append((method, params)))
-    result = client.call_tool("visit")
-    if version == "2025-06-18":
-        assert result["isError"] and "has no URL elicitation" in result["content"][0]["text"] and asked == []
-        return
-    assert result["content"][0]["text"] == "accept"
-    assert asked == [{"mode": "url", "message": "Sign in to the weather service",
-                      "url": "https://example.com/login?x=1", "elicitationId": "e-1"}]
-    assert ("notifications/elicitation/complete", {"elicitationId": "e-1"}) in heard
-
-
-def test_a_url_request_in_a_2025_06_18_session_is_invalid_params(memory_client: Callable[..., Client], tap: Any) -> None:
-    from mcp_ref import InvalidParams
-
-    server = Server("raw-asker")
-    refusals: list[Any] = []
-
-    @server.tool()
-    def force(ctx: RequestContext) -> str:
-        try:
-            ctx.request("elicitation/create", {"mode": "url", "message": "m", "url": "https://x", "elicitationId": "1"})
-        except InvalidParams as exc:
-            refusals.append(exc.message)
-        return "done"
-
-    client = memory_client(server, protocol_versions=["2025-06-18"], elicitation_handler=lambda p: {"action": "accept"})
-    with tap.deliberately_invalid():  # a URL request is not a message of 2025-06-18
-        client.call_tool("force")
-    assert refusals and "mode 'url'" in refusals[0]  # ELICU-22
-
-
-def test_the_shorthand_schema_and_what_a_schema_may_not_hold() -> None:
-    assert requested_schema({"name": str, "age": int, "ok": bool, "color": ["red", "green"]}) == {
-        "type": "object", "required": ["name", "age", "ok", "color"], "properties": {
-            "name": {"type": "string"}, "age": {"type": "integer"}, "ok": {"type": "boolean"},
-            "color": {"type": "string", "enum": ["red", "green"]}}}
-    multi = {"type": "object", "properties": {"tags": {"type": "array", "items": {"enum": ["a", "b"]}}}}
-    assert requested_schema(multi) is multi  # 2025-11-25's multi-select
-    for bad in ({"where": dict}, {"type": "object", "properties": {"a": {"type": "object"}}}, {"type": "object"}, []):
-        with pytest.raises(ValueError):
-            requested_schema(bad)  # type: ignore[arg-type]
-
-
-def test_a_tool_with_a_bad_schema_fails_before_anything_is_sent(memory_client: Callable[..., Client]) -> None:
-    server = Server("bad")
-    asked: list[Any] = []
-
-    @server.tool()
-    def nested(ctx: RequestContext) -> str:
-        return str(ctx.elicit("address?", {"type": "object", "properties": {"home": {"type": "object"}}}))
-
-    client = memory_client(server, elicitation_handler=lambda params: asked.append(params) or {"action": "cancel"})
-    result = client.call_tool("nested")
-    assert result["isError"] and "no nested objects" in result["content"][0]["text"] and asked == []
-
-
-def test_ask_in_terminal_asks_each_field_with_its_default_and_choices() -> None:
-    schema = {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "title": "Your name"}, "age": {"type": "integer", "default": 30},
-        "color": {"type": "string", "enum": ["red", "green"]}, "ok": {"type": "boolean"}}}
-    typed = iter(["Ada", "", "blue", "green", "maybe", "yes"])
-    shown = io.StringIO()
-    answer = ask_in_terminal({"message": "Tell me", "requestedSchema": schema}, ask=lambda prompt: next(typed), out=shown)
-    assert answer == {"action": "accept", "content": {"name": "Ada", "age": 30, "color": "green", "ok": True}}
-    assert "Tell me" in shown.getvalue() and "try again" in shown.getvalue()  # "blue" and "maybe" were asked again
-    assert ask_in_terminal({"message": "m", "requestedSchema": schema}, ask=lambda p: "!decline", out=shown) == {
-        "action": "decline"}
-
-    def closed(prompt: str) -> str:
-        raise EOFError
-
-    assert ask_in_terminal({"message": "m", "requestedSchema": schema}, ask=closed, out=shown) == {"action": "cancel"}
-
-
-def test_ask_in_terminal_shows_the_whole_url_and_its_host_and_opens_nothing() -> None:
-    shown = io.StringIO()
-    params = {"mode": "url", "message": "Sign in", "url": "https://xn--pple-43d.example/login", "elicitationId": "1"}
-    assert ask_in_terminal(params, ask=lambda prompt: "n", out=shown) == {"action": "decline"}
-    assert "https://xn--pple-43d.example/login" in shown.getvalue() and "host: xn--pple-43d.example" in shown.getvalue()
-    assert ask_in_terminal(params, ask=lambda prompt: "y", out=shown) == {"action": "accept"}
-
-
-def test_elicitation_over_stdio_with_a_server_process() -> None:
-    answers: list[dict[str, Any]] = []
-    command = [sys.executable, "-m", "mcp_ref", "serve", "tests/peers/later_server.py:server"]
-    with Client.stdio(command, timeout=20, elicitation_handler=lambda params: (
-            answers.append(params), {"action": "accept", "content": {"city": "Oslo"}})[1]) as client:
+    with eliciting_server().sse_server() as http, Client.http(http.mcp_url, fallback=False, trace=tap, timeout=20,
+                                                              elicitation_handler=handler) as client:
         assert client.protocol_version == "2025-11-25"
-        assert client.call_tool("where")["content"][0]["text"] == "Oslo"
-    assert answers[0]["mode"] == "form" and answers[0]["requestedSchema"]["properties"]["city"] == {"type": "string"}
+        assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": "accept", "content": ADA}
+        assert client.call_tool("pay")["isError"]  # this client takes no URL mode
+    assert [a["message"] for a in answers] == ["Please sign up"]
+
+
+def test_requested_schema_leaves_a_wire_schema_as_it_is() -> None:
+    wire = {"type": "object", "properties": {"a": {"type": "boolean", "default": True}}, "required": []}
+    assert requested_schema(wire, "2025-06-18") == wire
