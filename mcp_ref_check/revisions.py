@@ -104,7 +104,7 @@ def rule_for(rule: str, version: str) -> str:
 
 def content_kinds(version: str) -> tuple[str, ...]:
     """The content types of a session's revision: audio from 2025-03-26, resource_link from 2025-06-18."""
-    kinds = ("text", "image", "resource")
+    kinds: tuple[str, ...] = ("text", "image", "resource")
     if since(version, "2025-03-26"):
         kinds += ("audio",)
     if since(version, "2025-06-18"):

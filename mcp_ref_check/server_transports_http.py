@@ -152,7 +152,8 @@ def open_session(t: ServerCheck, version: str | None = None) -> str:
     id. SKIP when the server keeps no sessions or cannot be initialized so. With ``version``, the
     initialize proposes it, the server must agree on it (else SKIP), and the notification carries
     it in MCP-Protocol-Version."""
-    body = INITIALIZE if version is None else {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}}
+    params: dict[str, Any] = dict(shapes.as_dict(INITIALIZE["params"]))
+    body = INITIALIZE if version is None else {**INITIALIZE, "params": {**params, "protocolVersion": version}}
     got = exchange(t, "POST", json.dumps(body).encode(), JSON_POST, wait_for=str(INITIALIZE["id"]))
     answer = got.answer(str(INITIALIZE["id"])) if got is not None and got.served else None
     if got is None or answer is None:
