@@ -18,7 +18,8 @@ Not a spec section: the course's grader (course/README.md, "Grading").
    ``--port 0``, must print ``serving on URL``, and the check is pointed at that URL.
 3. The command runs from the repository's root, with ``.venv/bin/`` meaning the folder of the
    Python running this script, the program graded put in place of ``course/work/...``, and
-   ``--json`` added so every case can be read back with its findings.
+   ``--json`` added so every case can be read back with its findings, and ``--protocol-version
+   2024-11-05``: the labs teach that revision, and the kit grades a peer at the one it agrees on.
 4. For each case that fails, the grade shows what the kit sent, what came back, which rule that
    breaks (its ID, and the rule in one line), and where to read more: ``mcp-ref spec ID``, and
    the TODO of your file that the README's steps tie to that case or ID. When the kit could not
@@ -62,6 +63,7 @@ COURSE = Path(__file__).resolve().parent
 ROOT = COURSE.parent
 WORK = COURSE / "work"
 VENV_BIN = ".venv/bin/"
+COURSE_REVISION = "2024-11-05"  # the revision the labs teach, and the one the kit grades them at
 ID = re.compile(r"\b[A-Z]{2,6}-\d{2}\b")
 CASE = re.compile(r"`((?:[a-z]+|lab\d{2})\.[a-z0-9-]+)`")  # a case of the kit, or a lesson (lab04.name)
 URL = re.compile(r"serving on (http://\S+)")
@@ -246,7 +248,9 @@ def run(lab: Lab, program: Path, timeout: float = 120.0, verbose: bool = False) 
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.json"
         at = argv.index("check") + 2  # after "check server" or "check client"
-        argv[at:at] = ["--json", str(report)] + (["-v"] if verbose else [])
+        # The labs teach 2024-11-05: the kit speaks it alone, so a grade never depends on what a
+        # later revision changed (the kit grades at the revision it agrees on: --protocol-version).
+        argv[at:at] = ["--json", str(report), "--protocol-version", COURSE_REVISION] + (["-v"] if verbose else [])
         try:
             if lab.server is not None:
                 server, url = start_server(argv_of(lab.server, lab, program), timeout=15.0)

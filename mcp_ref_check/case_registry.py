@@ -29,6 +29,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_messages_audit,
     server_prompts,
     server_resources,
+    server_revisions,
     server_tools,
     server_transports,
     server_transports_http,

@@ -32,9 +32,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import result_shapes, shapes
-from .client_check import SERVER_CAPABILITIES, ClientCheck, Probe
+from .client_check import ClientCheck, Probe, server_capabilities
 from .client_links import StdioLink, in_words
 from .model import client_case
+from .revisions import ID, since
 from .shapes import json_text
 from .stdio_relay import LINGER
 from .wire import Incoming, shown
@@ -48,8 +49,10 @@ PROGRESS = "basic/utilities/progress"
 ROOTS = "client/roots"
 SAMPLING = "client/sampling"
 
-# Which server capability each method needs (completion/complete needs none in 2024-11-05).
-NEEDS = {"tools/": "tools", "prompts/": "prompts", "resources/": "resources", "logging/": "logging"}
+# Which server capability each method needs (completion/complete needs none in 2024-11-05, and
+# completions from 2025-03-26, which the checking server then declares).
+NEEDS = {"tools/": "tools", "prompts/": "prompts", "resources/": "resources", "logging/": "logging",
+         "completion/": "completions"}
 
 
 def messages(t: ClientCheck) -> list[Incoming]:
@@ -116,8 +119,9 @@ def initialize_params_are_well_formed(t: ClientCheck) -> None:
             t.check(False, req_id, "; ".join(mine), got=shown(init.raw))
     rest = [p for p in problems if not p.startswith(("params.protocolVersion", "params.capabilities", "params.clientInfo"))]
     t.check(not rest, "LC-04", "; ".join(rest), got=shown(init.raw))
-    if t.s.proposed_version != "2024-11-05":
-        t.note(f"proposed {json_text(t.s.proposed_version)}; the checking server answered 2024-11-05")
+    if t.s.proposed_version != t.s.version:
+        t.note(f"proposed {json_text(t.s.proposed_version)}; the checking server answered {t.s.version}, and the "
+               "cases grade at it")
 
 
 @client_case(LIFECYCLE, "LC-08")
@@ -134,7 +138,7 @@ def sends_initialized(t: ClientCheck) -> None:
         t.fail("LC-08", f"sent {method_of(early[0])} before notifications/initialized", got=shown(early[0].raw))
     if done is None:
         if not after:
-            t.skip("the client disconnected right after the initialize result (it may not accept 2024-11-05)")
+            t.skip(f"the client disconnected right after the initialize result (it may not accept {t.s.version})")
         t.fail("LC-08", "the client never sent notifications/initialized")
 
 
@@ -177,7 +181,9 @@ def uses_only_declared_server_capabilities(t: ClientCheck) -> None:
     for incoming in requests(t):
         method = method_of(incoming)
         needed = next((cap for prefix, cap in NEEDS.items() if method.startswith(prefix)), None)
-        if needed is not None and needed not in SERVER_CAPABILITIES:
+        if needed == "completions" and not since(t.s.version, "2025-03-26"):
+            continue
+        if needed is not None and needed not in server_capabilities(t.s.version):
             t.fail("LC-15", f"sent {method}, but the server did not declare {needed}", got=shown(incoming.raw))
 
 
@@ -441,3 +447,75 @@ def sampling_request_is_answered(t: ClientCheck) -> None:
         return
     t.shape_problems(result_shapes.create_message_result(found.reply.get("result")), "SAMP-05",
                      "the sampling/createMessage result", found)
+
+
+# --- later revisions: elicitation (2025-06-18), the MCP-Protocol-Version header (2025-06-18) ----
+
+ELICITATION = LIFECYCLE  # the index of 2024-11-05 has no elicitation page; the capability is negotiated here
+ACTIONS = ("accept", "decline", "cancel")
+
+
+@client_case(ELICITATION, ID["elicit-capability"], ID["elicit-content"])
+def elicitation_is_answered(t: ClientCheck) -> None:
+    """A client that declared elicitation, in a session of 2025-06-18 or later, answers the
+    checking server's elicitation/create (a flat form asking for a name) with a result whose
+    action is accept, decline or cancel, and, with accept, content: an object of strings,
+    numbers and booleans, with the form's required name (ELIC-09: content is checked against
+    requestedSchema, a SHOULD). The result's shape is judged on ELIC-05, the row of the capability
+    that commits the client to the page's messages. An error answer is noted: the user may be
+    unable to answer."""
+    if not since(t.s.version, "2025-06-18"):
+        t.skip(f"elicitation came with 2025-06-18; the session agreed on {t.s.version}")
+    if not isinstance(t.s.client_capabilities.get("elicitation"), dict):
+        t.skip("the client does not declare elicitation")
+    found = probe(t, "elicitation")
+    req_id = ID["elicit-capability"]
+    if found.reply is None:
+        t.fail(req_id, "no response to elicitation/create", found.sent, f"(nothing within {t.timeout:g} s)")
+    if "error" in found.reply:
+        t.note(f"elicitation/create was refused: {shown(found.got)}")
+        return
+    result = found.reply.get("result")
+    problems: list[str] = []
+    if not isinstance(result, dict):
+        problems.append("result is not an object")
+    else:
+        if result.get("action") not in ACTIONS:
+            problems.append(f"result.action is {json_text(result.get('action'))}, not accept, decline or cancel")
+        content = result.get("content")
+        if result.get("action") == "accept" and not isinstance(content, dict):
+            problems.append("result.content is missing: an accepted form sends what the user filled in")
+        for key, value in (content.items() if isinstance(content, dict) else ()):
+            if not isinstance(value, (str, int, float, bool)) or value is None:
+                problems.append(f"result.content.{key} is {json_text(value)}, not a string, number or boolean")
+    t.shape_problems(problems, req_id, "the elicitation/create result", found)
+    if isinstance(result, dict) and result.get("action") == "accept" and isinstance(result.get("content"), dict):
+        t.check(isinstance(result["content"].get("name"), str), ID["elicit-content"], "an accepted form's content "
+                "lacks name, a string the requestedSchema requires", found.sent, found.got)
+
+
+@client_case(TRANSPORTS, ID["header"], ID["header-value"], transport="http")
+def sends_the_protocol_version_header(t: ClientCheck) -> None:
+    """Over Streamable HTTP, in a session of 2025-06-18 or later, every HTTP request the client
+    makes after initialize (POST, GET and DELETE) carries MCP-Protocol-Version with the version
+    the two agreed on."""
+    if not since(t.s.version, "2025-06-18"):
+        t.skip(f"the MCP-Protocol-Version header came with 2025-06-18; the session agreed on {t.s.version}")
+    seen = list(getattr(t.s.link, "requests", []))
+    first_post = next((i for i, (method, _, _) in enumerate(seen) if method == "POST"), None)
+    if first_post is None:
+        t.skip("the client made no POST")
+    later = seen[first_post + 1:]
+    if not later:
+        t.skip("the client made no HTTP request after initialize")
+    missing = [method for method, _, headers in later if "mcp-protocol-version" not in headers]
+    wrong = [(method, headers["mcp-protocol-version"]) for method, _, headers in later
+             if "mcp-protocol-version" in headers and headers["mcp-protocol-version"] != t.s.version]
+    if missing:
+        t.check(False, ID["header"], f"{len(missing)} of {len(later)} HTTP request(s) after initialize carried no "
+                f"MCP-Protocol-Version (the first: a {missing[0]})")
+    if wrong:
+        method, value = wrong[0]
+        t.check(False, ID["header-value"], f"{len(wrong)} of {len(later)} HTTP request(s) after initialize carried "
+                f"MCP-Protocol-Version {json_text(value)}, not {t.s.version}, the negotiated version (the first: a "
+                f"{method})")

@@ -5,12 +5,15 @@ Not a spec section: the checker's runner for ``mcp-ref check client -- CMD ARGS.
 1. The kit opens a *link* for the client to reach: over stdio, a local socket that stdio_relay.py
    (the command put in place of ``{server}``) connects back to; over SSE, a small HTTP server on
    127.0.0.1 whose URL replaces ``{server}``. Every byte the client sends is recorded.
-2. The *checking server* speaks MCP on the link: it answers initialize (2024-11-05, with tools,
-   prompts and logging, and without resources), ping, the tools and prompts methods, setLevel and
-   completion, and -32601 for anything else.
+2. The *checking server* speaks MCP on the link: it answers initialize (with the client's
+   proposal when it is one of the revisions it speaks, else the newest; ``--protocol-version``
+   pins one: revisions.answer_to), with tools, prompts and logging, and without resources; ping,
+   the tools and prompts methods, setLevel and completion, and -32601 for anything else. The
+   client cases grade at the version it answered.
 3. Once the client has sent ``notifications/initialized`` the server *probes* it: a ping, a
    request for a method no client has (-32601 expected), roots/list and sampling/createMessage
-   if the client declared them, a log message and list_changed notifications, and a last ping.
+   if the client declared them, elicitation/create if it declared elicitation in a session of
+   2025-06-18 or later, a log message and list_changed notifications, and a last ping.
    The answer to the client's first request after initialization waits for the probes (each
    bounded by the step timeout), so a short-lived client stays long enough to be probed.
 4. The client runs until it exits (at most ``run_timeout``); the client cases then judge the
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
 from .model import Recorder
+from .revisions import LATEST, answer_to, since
 from .shapes import as_dict
 from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
@@ -39,13 +43,23 @@ MAX_FROM_CLIENT = 10000  # messages from the client kept for the cases
 if TYPE_CHECKING:
     from .http_wire import StreamableHttpLink
 
-PROBES = 6  # requests the checking server may send the client (see CheckingServer._probe)
+PROBES = 7  # requests the checking server may send the client (see CheckingServer._probe)
 SERVER_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
 # What the checking server declares: no resources, so a client that lists them anyway is using a
 # capability that was never negotiated (LC-15).
 SERVER_CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": True}, "prompts": {"listChanged": True}, "logging": {}}
+
+
+def server_capabilities(version: str) -> dict[str, Any]:
+    """What the checking server declares in a session of ``version``: from 2025-03-26 it declares
+    completions too, since it answers completion/complete (that capability gates it there)."""
+    return {**SERVER_CAPABILITIES, "completions": {}} if since(version, "2025-03-26") else dict(SERVER_CAPABILITIES)
 ECHO_TOOL = {"name": "echo", "description": "Returns its text argument.",
              "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+# The checking server's elicitation probe (2025-06-18): a flat object of primitive properties.
+ELICITATION = {"message": "A conformance probe: any answer will do (decline is fine).",
+               "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
+                                   "required": ["name"]}}
 HELLO_PROMPT = {"name": "hello", "description": "Say hello.", "arguments": [{"name": "name", "required": False}]}
 
 
@@ -64,6 +78,7 @@ class ClientOptions:
     only: list[str] = field(default_factory=list)
     http: bool = False  # serve Streamable HTTP (http_wire.py)
     version_run: bool = True  # run the client a second time against a server answering UNSUPPORTED_VERSION
+    protocol_version: str | None = None  # --protocol-version: the checking server speaks this one alone
 
     @property
     def version_run_timeout(self) -> float:
@@ -101,7 +116,8 @@ class ClientSession:
     exit_code: int | None = None
     killed_by_kit: bool = False
     stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
-    version: str = "2024-11-05"  # what the checking server answered initialize with
+    version: str = LATEST  # what the checking server answered initialize with (revisions.answer_to)
+    pinned: str | None = None  # --protocol-version: the one version the checking server speaks
     version_run: ClientSession | None = None  # the second run, against UNSUPPORTED_VERSION (LC-26)
     ended_at: float | None = None  # seconds after our initialize result when the client let go of the link
 
@@ -182,7 +198,9 @@ class CheckingServer:
         if method == "initialize":
             if self.s.client_init is None:
                 self.s.client_init = params
-                result = {"protocolVersion": self.s.version, "capabilities": SERVER_CAPABILITIES,
+                if self.probing:  # LC-12: the proposal if the server speaks it, else its newest (revisions.py)
+                    self.s.version = answer_to(params.get("protocolVersion"), self.s.pinned)
+                result = {"protocolVersion": self.s.version, "capabilities": server_capabilities(self.s.version),
                           "serverInfo": SERVER_INFO,
                           "instructions": "The mcp-ref conformance checker's server: it records what you send."}
                 self.s.init_answered_at = self._send({"jsonrpc": "2.0", "id": rid, "result": result})
@@ -282,6 +300,8 @@ class CheckingServer:
                 self.request("sampling", "mcp-ref-check-sampling", "sampling/createMessage", {
                     "messages": [{"role": "user", "content": {"type": "text", "text": "Say OK (a conformance probe)."}}],
                     "maxTokens": 16})
+            if isinstance(caps.get("elicitation"), dict) and since(self.s.version, "2025-06-18"):
+                self.request("elicitation", "mcp-ref-check-elicitation", "elicitation/create", ELICITATION)
             self.notify("notifications/message", {"level": "info", "logger": "mcp-ref-check",
                                                   "data": "a log message from the checking server"})
             self.notify("notifications/tools/list_changed")
@@ -312,10 +332,12 @@ class ClientCheck(Recorder):
             self.check(False, req_id, f"{what} is malformed: {'; '.join(problems[:5])}", probe.sent, probe.got)
 
 
-def run_client(command: list[str], options: ClientOptions, *, version: str = "2024-11-05") -> ClientSession:
-    """Run the client command against a checking server; return what it did. With another
-    ``version``, the checking server answers initialize with it, probes nothing, and the run is
-    short (options.version_run_timeout): it only watches whether the client lets go."""
+def run_client(command: list[str], options: ClientOptions, *, version: str | None = None) -> ClientSession:
+    """Run the client command against a checking server; return what it did. The checking server
+    answers the client's proposal when it is a revision it speaks, else its newest (pinned by
+    options.protocol_version: that one). With a ``version``, it answers initialize with that one,
+    probes nothing, and the run is short (options.version_run_timeout): it only watches whether
+    the client lets go."""
     link: StdioLink | SseLink | StreamableHttpLink
     if options.http:
         from .http_wire import StreamableHttpLink
@@ -323,8 +345,9 @@ def run_client(command: list[str], options: ClientOptions, *, version: str = "20
         link = StreamableHttpLink(options.timeout)
     else:
         link = SseLink(options.timeout) if options.sse else StdioLink(options.timeout)
-    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link, version=version)
-    probing = version == "2024-11-05"
+    session = ClientSession("http" if options.http else "sse" if options.sse else "stdio", link,
+                            version=version or LATEST, pinned=options.protocol_version)
+    probing = version is None
     run_timeout = options.run_timeout if probing else options.version_run_timeout
     server = CheckingServer(link, session, options.timeout, probing=probing)
     argv = [part.replace("{server}", link.server_argument) for part in command]

@@ -5,9 +5,10 @@ Not a spec section: argument handling for the kit (see __init__.py).
     mcp-ref check --list
     mcp-ref check server (--stdio "CMD" | --sse URL | --http URL) [--only PAGE_OR_ID ...] [--call-tools]
                          [--call-timeout S] [--hostile] [--json PATH] [--max-message-bytes N] [--junit PATH]
-                         [--strict] [--timeout S] [--startup S] [--header "K: V"] [--verbose]
+                         [--strict] [--timeout S] [--startup S] [--header "K: V"] [--verbose] [--protocol-version V]
     mcp-ref check client [--sse | --http] [--only PAGE_OR_ID ...] [--json PATH] [--max-message-bytes N]
-                         [--junit PATH] [--strict] [--timeout S] [--run-timeout S] [--verbose] -- CMD ARGS...
+                         [--junit PATH] [--strict] [--timeout S] [--run-timeout S] [--verbose]
+                         [--protocol-version V] -- CMD ARGS...
                          ({server} in ARGS: the checking server; without --, the line to write is shown)
 
 Exit status: 0 when no MUST failed (with --strict, no SHOULD either), 1 otherwise, 2 when the
@@ -38,8 +39,10 @@ class Stopped(BaseException):
 
 def add_check_parser(sub: Any) -> None:
     """Register ``check`` on the ``mcp-ref`` subparsers."""
-    check = sub.add_parser("check", help="check a server or a client against MCP 2024-11-05, rule by rule",
-                           description="The 2024-11-05 conformance checker. Each case names its requirement IDs.")
+    check = sub.add_parser("check", help="check a server or a client against MCP (2024-11-05 to 2025-11-25), rule by "
+                                         "rule",
+                           description="The conformance checker: it grades a peer at the revision the two agree on "
+                                       "(--protocol-version pins one). Each case names its requirement IDs.")
     check.add_argument("--list", action="store_true", help="print every case with its requirement IDs and exit")
     sides = check.add_subparsers(dest="side")
 
@@ -68,7 +71,7 @@ def add_check_parser(sub: Any) -> None:
                               usage="mcp-ref check client [-h] [--sse | --http] [--run-timeout S] "
                                     "[--only PAGE_OR_ID ...]\n                            [--json PATH] "
                                     "[--max-message-bytes N] [--junit PATH] [--strict] [--timeout S] [--verbose] "
-                                    "-- CMD ARGS...",
+                                    "[--protocol-version V] -- CMD ARGS...",
                               description="Runs CMD ARGS with {server} replaced by the checking server "
                                           "(a command for stdio, its URL with --sse or --http). Put the client's "
                                           "command after --, so that its own options stay its own: "
@@ -84,6 +87,11 @@ def add_check_parser(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
+    from mcp_ref.lifecycle import SUPPORTED_PROTOCOL_VERSIONS
+
+    parser.add_argument("--protocol-version", choices=SUPPORTED_PROTOCOL_VERSIONS, metavar="V",
+                        help="speak only this revision (" + ", ".join(SUPPORTED_PROTOCOL_VERSIONS) + "); by default "
+                             "the kit proposes the newest and grades at whichever of them the peer agrees on")
     parser.add_argument("--only", nargs="+", action="extend", default=[], metavar="PAGE_OR_ID",
                         help='run only these pages ("server/tools" or "tools"), IDs ("TOOL-08") or case names')
     parser.add_argument("--json", metavar="PATH", help="write every case, with the messages exchanged, as JSON")
@@ -198,7 +206,7 @@ def check_server(args: argparse.Namespace) -> int:
         headers[name.strip()] = value.strip()
     target = Target(stdio=args.stdio, sse=args.sse, headers=headers, http=args.http)
     options = Options(timeout=args.timeout, startup=args.startup, call_tools=args.call_tools, only=args.only,
-                      call_timeout=args.call_timeout, hostile=args.hostile)
+                      call_timeout=args.call_timeout, hostile=args.hostile, protocol_version=args.protocol_version)
     try:
         results, discovery = run_server_check(target, options)
     except SetupFailed as exc:
@@ -207,10 +215,15 @@ def check_server(args: argparse.Namespace) -> int:
         return _stopped(args, about, exc)
     info = as_dict(discovery.init.get("serverInfo"))
     declared = ", ".join(sorted(discovery.capabilities)) or "nothing"
+    offered = (f"offered {discovery.offered[0]} only (--protocol-version)" if args.protocol_version else
+               f"offered {discovery.offered[0]} (accepting {', '.join(discovery.offered[1:])})")
     header = (f"mcp-ref check server ({target.kind}): {target.describe()}\n"
-              f"server {info.get('name')!r} {info.get('version')!r}, protocol {discovery.init.get('protocolVersion')!r}, "
-              f"declares {declared}" + ("; tools are called" if args.call_tools else ""))
-    about.update({"initialize": discovery.init, "call_tools": args.call_tools, "hostile": args.hostile})
+              f"server {info.get('name')!r} {info.get('version')!r}, protocol {discovery.answered_version!r} "
+              f"({offered}; graded at {discovery.version}), declares {declared}"
+              + ("; tools are called" if args.call_tools else ""))
+    about.update({"initialize": discovery.init, "call_tools": args.call_tools, "hostile": args.hostile,
+                  "offered": list(discovery.offered), "agreed": discovery.answered_version,
+                  "revision": discovery.version})
     return _finish(args, results, header, about)
 
 
@@ -226,7 +239,7 @@ def check_client(args: argparse.Namespace) -> int:
     if not any("{server}" in part for part in command):
         return _cannot(args, about, "the client command has no {server} argument to replace")
     options = ClientOptions(timeout=args.timeout, run_timeout=args.run_timeout, sse=args.sse, only=args.only,
-                            http=args.http)
+                            http=args.http, protocol_version=args.protocol_version)
     try:
         results, session = run_client_check(command, options)
     except SetupFailed as exc:
@@ -236,7 +249,10 @@ def check_client(args: argparse.Namespace) -> int:
     info = session.client_info or {}
     header = (f"mcp-ref check client ({transport}): {' '.join(command)}\n"
               f"client {info.get('name')!r} {info.get('version')!r}, proposed protocol {session.proposed_version!r}, "
+              f"the checking server answered {session.version}"
+              + (" (--protocol-version)" if args.protocol_version else "") + f", graded at {session.version}; "
               f"declares {', '.join(sorted(session.client_capabilities)) or 'nothing'}; exit status {session.exit_code}")
+    about.update({"proposed": session.proposed_version, "agreed": session.version, "revision": session.version})
     return _finish(args, results, header, about)
 
 

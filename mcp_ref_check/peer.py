@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Skipped
+from .revisions import LATEST, REVISIONS
 from .shapes import json_text
 from .wire import Incoming, WaitTimeout, Wire, shown
 
 CLIENT_INFO = {"name": "mcp-ref-check", "version": "0.1.0"}
-PROTOCOL_VERSION = "2024-11-05"
+PROTOCOL_VERSION = LATEST  # what the kit proposes unless the run is pinned (--protocol-version)
 MAX_FILED = 1000  # notifications, server requests and strays kept per connection (the rest are counted)
 
 
@@ -174,6 +175,8 @@ class Peer:
     refused: list[tuple[int, str]] = field(default_factory=list)  # (seq, method): server requests the kit refused
     init: Reply | None = None
     declared: dict[str, Any] = field(default_factory=dict)  # the client capabilities the kit declared here
+    offer: str = PROTOCOL_VERSION  # the version initialize proposes (the run's: see revisions.py)
+    elicited: list[dict[str, Any]] = field(default_factory=list)  # elicitation/create requests the kit declined
     first_answer: float | None = None  # seconds the first answer on this connection took
     filed: int = 0  # messages filed in all (the lists above keep the first MAX_FILED of each)
     _next_id: int = 1
@@ -311,7 +314,7 @@ class Peer:
         the silence was a ping's). If the server answers anything within the startup allowance,
         it was up, and the silence stands; if not, the start was too slow to judge (SlowStart)."""
         if reply.method == "ping":
-            self.send_request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+            self.send_request("initialize", {"protocolVersion": self.offer, "capabilities": {},
                                              "clientInfo": dict(CLIENT_INFO)})
         else:
             self.send_request("ping")
@@ -387,9 +390,15 @@ class Peer:
             self.stray.append(incoming)
 
     def _answer(self, msg: dict[str, Any], seq: int) -> None:
-        """Pings get ``{}``; anything else -32601, since the kit declared no client capability."""
+        """Pings get ``{}``; elicitation/create, where the kit declared elicitation, is declined
+        (the user said no: the kit never makes up data); anything else -32601, since the kit
+        declared no other client capability."""
         if msg["method"] == "ping":
             self.wire.send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+        elif msg["method"] == "elicitation/create" and "elicitation" in self.declared:
+            if len(self.elicited) < MAX_FILED:
+                self.elicited.append(msg)
+            self.wire.send({"jsonrpc": "2.0", "id": msg["id"], "result": {"action": "decline"}})
         else:
             if len(self.refused) < MAX_FILED:
                 self.refused.append((seq, str(msg["method"])))
@@ -402,9 +411,11 @@ class Peer:
         end = reply.seq if reply.seq >= 0 else 1 << 60
         return [method for seq, method in self.refused if start <= seq <= end]
 
-    def initialize(self, version: str = PROTOCOL_VERSION, capabilities: dict[str, Any] | None = None,
+    def initialize(self, version: str | None = None, capabilities: dict[str, Any] | None = None,
                    *, initialized: bool = True) -> Reply:
-        """Send ``initialize`` (and, if it succeeds and ``initialized``, the initialized notification)."""
+        """Send ``initialize`` proposing ``version`` (the run's offer if None), and, if it
+        succeeds and ``initialized``, the initialized notification."""
+        version = self.offer if version is None else version
         reply = self.request("initialize", {"protocolVersion": version, "capabilities": capabilities or {},
                                             "clientInfo": dict(CLIENT_INFO)}, request_id=0)
         self.init = reply
@@ -412,3 +423,12 @@ class Peer:
         if initialized and reply.is_result:
             self.notify("notifications/initialized")
         return reply
+
+    @property
+    def agreed(self) -> str | None:
+        """The version this session agreed on: the initialize result's, when it is a revision the
+        kit knows (None before initialize, or for a version nobody defined)."""
+        if self.init is None or not isinstance(self.init.result, dict):
+            return None
+        version = self.init.result.get("protocolVersion")
+        return version if isinstance(version, str) and version in REVISIONS else None

@@ -2,7 +2,10 @@
 
 Not a spec section: the checker's view of the data types of tools, resources, prompts,
 completion, logging, roots and sampling in 2024-11-05 (the schema's ``Tool``, ``Resource``,
-``PromptMessage``, ``CreateMessageResult``...), and of the content items they carry. As in
+``PromptMessage``, ``CreateMessageResult``...), and of the content items they carry; with a
+``version``, the content union of that revision (audio from 2025-03-26, resource_link from
+2025-06-18: revisions.content_kinds), and the fields later revisions added to a tool
+(annotations, title, outputSchema, icons) and to a tool's result (structuredContent). As in
 shapes.py, each function returns a list of problems naming the path of the bad field
 (``result.tools[2].inputSchema.type``), empty when the value is well formed, and unknown extra
 fields are allowed.
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .revisions import BASE, content_kinds
 from .shapes import LOG_LEVELS, NOT_IN_UNION, ROLES, Problems, is_base64, json_text, need, obj
 
 # --- content (tools, prompts, sampling) ----------------------------------------------------------
@@ -56,6 +60,14 @@ def content(item: Any, path: str, kinds: tuple[str, ...] = ("text", "image", "re
             problems.append(f"{path}.resource is missing")
         else:
             problems += resource_contents(item["resource"], f"{path}.resource")
+    elif kind == "audio":  # 2025-03-26: like an image, base64 data with a MIME type
+        own: Problems = []
+        need(item, path, "mimeType", "string", own)
+        if not is_base64(item.get("data")):
+            own.append(f"{path}.data is not valid base64")
+        problems += [f"{p} (audio)" for p in own]
+    elif kind == "resource_link":  # 2025-06-18: a link to a resource, as resources/list lists one
+        problems += [f"{p} (resource_link)" for p in resource(item, path)]
     check_annotations(item.get("annotations"), f"{path}.annotations", problems)
     return problems
 
@@ -106,16 +118,83 @@ def tool(value: Any, path: str) -> Problems:
     return problems
 
 
-def call_tool_result(result: Any) -> Problems:
+def call_tool_result(result: Any, version: str = BASE) -> Problems:
     problems: Problems = []
     if not obj(result, "result", problems):
         return problems
     items = need(result, "result", "content", "array", problems)
     for i, item in enumerate(items or []):
-        problems += content(item, f"result.content[{i}]")
+        problems += content(item, f"result.content[{i}]", content_kinds(version))
     need(result, "result", "isError", "boolean", problems, optional=True)
     return problems
 
+
+# --- what later revisions added to a tool and its result -----------------------------------------
+
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def tool_annotations(value: Any, path: str) -> Problems:
+    """2025-03-26: ``annotations``, when present, is an object; its title a string, its hints booleans."""
+    problems: Problems = []
+    annotations = value.get("annotations") if isinstance(value, dict) else None
+    if annotations is None:
+        return problems
+    if not obj(annotations, f"{path}.annotations", problems):
+        return problems
+    need(annotations, f"{path}.annotations", "title", "string", problems, optional=True)
+    for hint in HINTS:
+        need(annotations, f"{path}.annotations", hint, "boolean", problems, optional=True)
+    return problems
+
+
+def title(value: Any, path: str) -> Problems:
+    """2025-06-18: ``title``, when present, is a string (a name for people to read)."""
+    problems: Problems = []
+    if isinstance(value, dict):
+        need(value, path, "title", "string", problems, optional=True)
+    return problems
+
+
+def icons(value: Any, path: str) -> Problems:
+    """2025-11-25: ``icons``, when present, is an array of objects each with a ``src`` string
+    (mimeType a string, sizes an array of strings, theme "light" or "dark", when present)."""
+    problems: Problems = []
+    found = need(value, path, "icons", "array", problems, optional=True) if isinstance(value, dict) else None
+    for i, icon in enumerate(found or []):
+        where = f"{path}.icons[{i}]"
+        if obj(icon, where, problems):
+            need(icon, where, "src", "string", problems)
+            need(icon, where, "mimeType", "string", problems, optional=True)
+            sizes = need(icon, where, "sizes", "array", problems, optional=True)
+            if sizes is not None and not all(isinstance(size, str) for size in sizes):
+                problems.append(f"{where}.sizes holds something other than strings")
+            if "theme" in icon and icon["theme"] not in ("light", "dark"):
+                problems.append(f"{where}.theme is {json_text(icon['theme'])}, not light or dark")
+    return problems
+
+
+def output_schema(value: Any, path: str) -> Problems:
+    """2025-06-18: ``outputSchema``, when present, is a JSON Schema object of type "object"."""
+    problems: Problems = []
+    if not isinstance(value, dict) or "outputSchema" not in value:
+        return problems
+    schema = need(value, path, "outputSchema", "object", problems)
+    if schema is not None:
+        if schema.get("type") != "object":
+            problems.append(f"{path}.outputSchema.type is {json_text(schema.get('type'))}, not \"object\"")
+        need(schema, f"{path}.outputSchema", "properties", "object", problems, optional=True)
+        required = need(schema, f"{path}.outputSchema", "required", "array", problems, optional=True)
+        if required is not None and not all(isinstance(r, str) for r in required):
+            problems.append(f"{path}.outputSchema.required holds something other than strings")
+    return problems
+
+
+# Fields a later revision added, where the revision that added them: for a session of an older one.
+LATER_TOOL_FIELDS = {"annotations": "2025-03-26", "title": "2025-06-18", "outputSchema": "2025-06-18",
+                     "icons": "2025-11-25", "execution": "2025-11-25"}
+LATER_ITEM_FIELDS = {"title": "2025-06-18", "icons": "2025-11-25"}  # resources, templates, prompts
+LATER_RESULT_FIELDS = {"structuredContent": "2025-06-18"}  # a tools/call result
 
 def resource(value: Any, path: str) -> Problems:
     problems: Problems = []
@@ -172,7 +251,7 @@ def prompt(value: Any, path: str) -> Problems:
     return problems
 
 
-def get_prompt_result(result: Any) -> Problems:
+def get_prompt_result(result: Any, version: str = BASE) -> Problems:
     problems: Problems = []
     if not obj(result, "result", problems):
         return problems
@@ -186,7 +265,7 @@ def get_prompt_result(result: Any) -> Problems:
             if "content" not in message:
                 problems.append(f"{where}.content is missing")
             else:
-                problems += content(message["content"], f"{where}.content")
+                problems += content(message["content"], f"{where}.content", content_kinds(version))
     return problems
 
 

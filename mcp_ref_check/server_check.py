@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from . import shapes
+from . import revisions, shapes
 from .model import MAX_CASE_MESSAGES, Abort, Case, Recorder
 from .peer import Peer, Reply
 from .server_run import Discovery, ServerRun
@@ -44,6 +44,26 @@ class ServerCheck(Recorder):
     def info(self) -> Discovery:
         assert self.run.discovery is not None
         return self.run.discovery
+
+    # --- the revision the run grades at (revisions.py) --------------------------------------------
+
+    @property
+    def version(self) -> str:
+        """The revision the session agreed on, whose rules this case applies."""
+        return self.info.version
+
+    def since(self, revision: str) -> bool:
+        """Whether the agreed revision has what ``revision`` brought."""
+        return revisions.since(self.version, revision)
+
+    def rule(self, name: str) -> str:
+        """The requirement ID of rule ``name`` at the agreed revision (revisions.RULES)."""
+        return revisions.rule_for(name, self.version)
+
+    def require_revision(self, revision: str, what: str) -> None:
+        """Skip the case unless the session agreed on ``revision`` or a later one."""
+        if not self.since(revision):
+            self.skip(f"{what} came with {revision}; the session agreed on {self.version}")
 
     # --- connections ---------------------------------------------------------------------------
 
@@ -197,14 +217,21 @@ class ServerCheck(Recorder):
         return not problems
 
     def content(self, problems: shapes.Problems, req_id: str, what: str, reply: Reply, union: str) -> None:
-        """Shape problems of a result holding content: types outside the 2024-11-05 union (``union``
-        names the schema's field) are one LC-14 finding; the rest go against ``req_id``."""
+        """Shape problems of a result holding content: types outside the agreed revision's union
+        (``union`` names the schema's field) are one finding of the negotiated version (LC-14, from
+        2025-06-18 its NEGO row); malformed audio goes against 2025-03-26's AUDIO row; the rest
+        (resource_link's shape too: its row is a MAY) against ``req_id``."""
         foreign, rest = shapes.outside_union(problems)
         if foreign:
             kinds = sorted({p.split(" is ", 1)[1].split(",", 1)[0] for p in foreign})
-            self.check(False, "LC-14", f"{what} holds content of type {', '.join(kinds)}, which is not in the "
-                       f"2024-11-05 schema's content union ({union}): later revisions added it, and the session "
-                       "negotiated 2024-11-05", reply.sent, shown(reply.got))
+            self.check(False, self.rule("negotiated"), f"{what} holds content of type {', '.join(kinds)}, which is "
+                       f"not in the content union of {self.version}, the negotiated version ({union}: "
+                       f"{', '.join(revisions.content_kinds(self.version))}): a later revision added it", reply.sent,
+                       shown(reply.got))
+        audio = [p for p in rest if "(audio)" in p]  # 2025-03-26 has a row for audio's shape
+        if audio:
+            self.shape(audio, revisions.ID["audio"], what, reply)
+            rest = [p for p in rest if p not in audio]
         self.shape(rest, req_id, what, reply)
 
     def abort(self) -> NoReturn:

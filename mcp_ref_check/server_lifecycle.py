@@ -19,6 +19,7 @@ from typing import Any
 from . import shapes
 from .helpers import settle, some_list_method
 from .model import server_case
+from .revisions import BASE, ID, rule_for, since
 from .server_check import ServerCheck, code_words
 from .wire import shown
 
@@ -45,13 +46,24 @@ def capabilities_are_well_formed(t: ServerCheck) -> None:
 
 @server_case(LIFECYCLE, "LC-12", "VER-01")
 def answers_with_the_requested_version(t: ServerCheck) -> None:
-    """Asked for 2024-11-05, the server answers with exactly "2024-11-05": a server that supports
-    the client's version must use it."""
+    """Offered the newest revision the kit speaks (with --protocol-version, that one alone), the
+    server answers with a version the kit speaks: the one proposed if it supports it, else an
+    older revision of its own (noted: the run then grades at it). A version the kit did not offer
+    fails: pinned to one, the run has no other to grade at."""
     reply = t.session().init
     assert reply is not None
-    version = t.info.init.get("protocolVersion")
-    t.check(version == "2024-11-05", "LC-12", f"proposed 2024-11-05, the server chose {shapes.json_text(version)}",
-            reply.sent, reply.got)
+    proposed, version = t.info.offered[0], t.info.answered_version
+    if version == proposed:
+        return
+    if version in t.info.offered:
+        t.note(f"proposed {proposed}, the server chose {version}, an older revision the kit speaks: every case "
+               f"grades at {version}")
+        return
+    speaks = "the only version this run speaks (--protocol-version)" if len(t.info.offered) == 1 else (
+        f"the kit speaks {', '.join(t.info.offered)}")
+    t.check(False, "LC-12", f"proposed {proposed} ({speaks}), the server chose {shapes.json_text(version)}: a server "
+            "that supports the proposed version answers with it, and one that does not answers with one it "
+            "supports, which the client must then speak too", reply.sent, reply.got)
 
 
 # Versions nobody defined: one older than MCP itself, and one far in the future (a server that
@@ -121,36 +133,45 @@ def sends_no_request_before_initialized(t: ServerCheck) -> None:
     peer.notify("notifications/initialized")
 
 
-# The requests a 2024-11-05 server may send a client, and the client capability each needs.
-SERVER_REQUESTS = {"ping": None, "roots/list": "roots", "sampling/createMessage": "sampling"}
+# The requests a server may send a client, the client capability each needs, and the revision
+# that brought it.
+SERVER_REQUESTS = {"ping": (None, BASE), "roots/list": ("roots", BASE), "sampling/createMessage": ("sampling", BASE),
+                   "elicitation/create": ("elicitation", "2025-06-18")}
 
 
-@server_case(LIFECYCLE, "LC-15", "ROOT-17", "LC-14", audit=True)
+@server_case(LIFECYCLE, "LC-15", "ROOT-17", "LC-14", ID["negotiated"], audit=True)
 def uses_only_client_capabilities(t: ServerCheck) -> None:
-    """Every request the server sent, on any connection of the run, is one a 2024-11-05 client
-    has and the kit declared on that connection: the kit declares no client capability (but on
-    one connection of lifecycle.sends-no-request-before-initialized), so roots/list (ROOT-17),
-    sampling/createMessage (LC-15) and methods of later revisions such as elicitation/create
-    (LC-14: the negotiated version) are each reported, with how often they came."""
-    seen: dict[str, tuple[int, dict[str, Any]]] = {}
+    """Every request the server sent, on any connection of the run, is one the revision of that
+    connection's session has, and the kit declared its capability there: the kit declares no
+    client capability (but on one connection of lifecycle.sends-no-request-before-initialized, and
+    elicitation on the one of elicitation.declined-elicitation-is-taken), so roots/list (ROOT-17),
+    sampling/createMessage and elicitation/create (LC-15) and methods the session's revision does
+    not have, such as elicitation/create before 2025-06-18 (LC-14; from 2025-06-18 its NEGO row:
+    the negotiated version), are each reported, with how often they came."""
+    seen: dict[str, tuple[int, dict[str, Any], str]] = {}
     for peer in t.run.peers:
+        version = peer.agreed or t.version
         for request in peer.server_requests:
             method = str(request.get("method"))
-            needs = SERVER_REQUESTS.get(method)
-            if method != "ping" and not (needs is not None and needs in peer.declared):
-                count, first = seen.get(method, (0, request))
-                seen[method] = (count + 1, first)
-    for method, (count, first) in seen.items():
+            needs, brought = SERVER_REQUESTS.get(method, (None, None))
+            known = brought is not None and since(version, brought)
+            if method != "ping" and not (known and needs is not None and needs in peer.declared):
+                count, first, _ = seen.get(method, (0, request, version))
+                seen[method] = (count + 1, first, version if known else f"!{version}")
+    for method, (count, first, session) in seen.items():
         times = f" ({count} times)" if count > 1 else ""
-        if method == "roots/list":
+        if session.startswith("!"):
+            version = session[1:]
+            t.check(False, rule_for("negotiated", version), f"sent {method}{times}, which is no request of {version}, "
+                    "the negotiated version (a client of that version has no such method)",
+                    got=shown(shapes.json_text(first)))
+        elif method == "roots/list":
             t.check(False, "ROOT-17", f"sent roots/list to a client that did not declare roots{times}",
                     got=shown(shapes.json_text(first)))
-        elif method == "sampling/createMessage":
-            t.check(False, "LC-15", f"sent sampling/createMessage to a client that did not declare sampling{times}",
-                    got=shown(shapes.json_text(first)))
         else:
-            t.check(False, "LC-14", f"sent {method}{times}, which is no request of 2024-11-05, the negotiated "
-                    "version (a client of that version has no such method)", got=shown(shapes.json_text(first)))
+            needs = SERVER_REQUESTS[method][0]
+            t.check(False, "LC-15", f"sent {method} to a client that did not declare {needs}{times}",
+                    got=shown(shapes.json_text(first)))
 
 
 @server_case(LIFECYCLE, "LC-15", audit=True)

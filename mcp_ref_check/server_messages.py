@@ -29,6 +29,7 @@ from typing import Any
 from . import shapes
 from .model import server_case
 from .peer import Peer, Probe, same_id, waited
+from .revisions import ID
 from .server_check import ServerCheck, code_words
 from .wire import Incoming, encode
 
@@ -79,31 +80,37 @@ UNWRITABLE_ANSWER = ("JSON-RPC 2.0 (MSG-01) answers it with an error whose id is
 
 
 def expect_code(t: ServerCheck, probe: Probe, what: str, codes: tuple[int, ...], why: str,
-                readable_id: Any = None, level: str | None = None, peer: Peer | None = None) -> Incoming | None:
+                readable_id: Any = None, level: str | None = None, peer: Peer | None = None,
+                req_id: str = "MSG-01") -> Incoming | None:
     """``probe`` must be answered with an error of one of ``codes`` (``why``: the rule, in a
     sentence), whose id is ``readable_id`` when the message's id could be read (a string or an
     integer), else null (see ``judge_error_id``). Silence fails where that error can be written
     (the message's own id); where it would need id null, which the 2024-11-05 schema lacks, silence
     is a warning naming both rules (spec_notes/checker.md, "Issue 34: verdicts"). A wrong answer
     fails either way. ``level`` lowers the findings' strength (where the rule behind ``why`` is in
-    dispute)."""
+    dispute); ``req_id`` is the row a wrong answer or silence is judged on (MSG-01 unless a later
+    revision's row has the rule)."""
     if not served_after(t, probe, what, peer):
         return None
     if probe.refused_by_http:
         t.note(f"{what}: the POST was refused with HTTP {probe.refusal}, which the client sees at once")
         return None
     got = one_answer(t, probe, what)
+    if got is None and readable_id is None and t.since("2025-11-25"):  # an error may leave out the id: writable
+        t.check(False, req_id, f"{what} got no answer: {why}; in 2025-11-25, the agreed revision, the error can be "
+                f"written (its id may be left out, {t.rule('error-id')})", probe.sent, silence(probe), level=level)
+        return None
     if got is None and readable_id is None:  # MSG-01 against MSG-02, MSG-03: no valid answer can be written
-        t.check(False, "MSG-01", f"{what} got no answer: {why}; {UNWRITABLE_ANSWER}", probe.sent, silence(probe),
+        t.check(False, req_id, f"{what} got no answer: {why}; {UNWRITABLE_ANSWER}", probe.sent, silence(probe),
                 level="SHOULD")
         return None
     if got is None:  # its own id can be read and written: the error answer is valid 2024-11-05
-        t.check(False, "MSG-01", f"{what} got no answer: {why}", probe.sent, silence(probe), level=level)
+        t.check(False, req_id, f"{what} got no answer: {why}", probe.sent, silence(probe), level=level)
         return None
     msg = shapes.as_dict(got.msg)
     code = shapes.as_dict(msg.get("error")).get("code")
     if not (isinstance(got.msg, dict) and "error" in msg and t.code_in(code, codes, what)):
-        t.check(False, "MSG-01", f"{what} got {answer_text(got)}: {why}", probe.sent, got.raw, level=level)
+        t.check(False, req_id, f"{what} got {answer_text(got)}: {why}", probe.sent, got.raw, level=level)
         return got
     judge_error_id(t, probe, got, what, readable_id)
     return got
@@ -121,6 +128,13 @@ def judge_error_id(t: ServerCheck, probe: Probe, got: Incoming, what: str, reada
     (``readable_id``), else null. A warning otherwise: a client waiting for that id never sees an
     error with null, and an error with no id member at all answers nothing JSON-RPC can match."""
     msg = shapes.as_dict(got.msg)
+    if "id" not in msg and t.since("2025-11-25"):  # that revision's error response may leave the id out
+        if readable_id is not None:
+            t.check(False, t.rule("error-id"), f"{what} got an error with no id member, though the message's id, "
+                    f"{shapes.json_text(readable_id)}, could be read: 2025-11-25 lets an error leave out only an id it "
+                    "could not read, so the client waiting for that id never sees the error", probe.sent, got.raw,
+                    level="SHOULD", rule=ID_RULE)
+        return
     if "id" not in msg:
         t.check(False, "MSG-01", f"{what} got an error with no id member: {OMITTED_ID}", probe.sent, got.raw,
                 level="SHOULD", rule=ID_RULE)
@@ -170,7 +184,7 @@ UNPARSEABLE = {
 }
 
 
-@server_case(MESSAGES, "MSG-01", "MSG-03")
+@server_case(MESSAGES, "MSG-01", "MSG-03", ID["error-id"])
 def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
     """Input that is not JSON (a line cut off mid-message, bytes that are not UTF-8) gets error
     -32700 with id null (JSON-RPC's rule when no id can be read), never another code or a result,
@@ -189,7 +203,11 @@ def answers_unparseable_input_with_32700(t: ServerCheck) -> None:
             continue
         got = one_answer(t, probe, label)
         if got is None:
-            if raw.strip():  # a blank line holds no message at all: skipping it is the usual way
+            if raw.strip() and t.since("2025-11-25"):  # its error response may leave the id out: writable
+                t.check(False, "MSG-01", f"{label} got no answer: JSON-RPC answers it with error -32700, and in "
+                        f"2025-11-25, the agreed revision, that error can be written (its id may be left out, "
+                        f"{t.rule('error-id')})", probe.sent, silence(probe))
+            elif raw.strip():  # a blank line holds no message at all: skipping it is the usual way
                 t.check(False, "MSG-01", f"{label} got no answer: {NULL_ID_CONFLICT}; the JSON-RPC answer is still the "
                         "one clients expect", probe.sent, silence(probe), level="SHOULD")
             continue
@@ -235,6 +253,9 @@ BATCHES_OVER_HTTP = ("2024-11-05, the revision of the session, has no batches (i
                      "page (2025-03-26) lets a POST body be a batch (SHTTP-11) and answers a body without a request "
                      "202 (SHTTP-12). The two disagree, so this is a warning; mcp_ref refuses a batch in a "
                      "2024-11-05 session (HTTP 400, -32600)")
+BATCHES_DROPPED = ("2025-06-18 removed JSON-RPC batches again (DROP-01; the session's revision has none): an array "
+                   "is one invalid message, answered with one -32600 error")
+EMPTY_BATCH = "an empty array is no batch (JSON-RPC): one invalid message, answered with one -32600 error"
 ENVELOPES: dict[str, tuple[Any, Any, tuple[int, ...], str]] = {
     "the number 42": (42, None, (-32600,), NOT_AN_OBJECT),
     'the string "ping"': ("ping", None, (-32600,), NOT_AN_OBJECT),
@@ -266,7 +287,7 @@ ENVELOPES: dict[str, tuple[Any, Any, tuple[int, ...], str]] = {
 }
 
 
-@server_case(MESSAGES, "MSG-01")
+@server_case(MESSAGES, "MSG-01", ID["error-id"], ID["batch-receive"], ID["batch-dropped"])
 def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
     """Valid JSON that is not a valid JSON-RPC 2.0 message gets error -32600 (-32602 is accepted
     for params that are not an object), with the message's id or null, and the server keeps
@@ -280,13 +301,47 @@ def answers_invalid_envelopes_with_32600(t: ServerCheck) -> None:
     warning."""
     peer = t.rough_session()
     for label, (msg, readable_id, codes, why) in ENVELOPES.items():
-        level = None
-        if isinstance(msg, list) and peer.wire.kind == "http":  # the transport's page allows batches
+        level, req_id = None, "MSG-01"
+        if isinstance(msg, list) and msg and t.since("2025-03-26") and not t.since("2025-06-18"):
+            if not batch_is_answered(t, peer, label, msg):
+                return
+            continue
+        if isinstance(msg, list) and t.since("2025-06-18"):  # batches were removed again
+            why, req_id = BATCHES_DROPPED, t.rule("batch")
+        elif isinstance(msg, list) and t.since("2025-03-26"):  # [] is no batch: JSON-RPC's one -32600
+            why = EMPTY_BATCH
+        elif isinstance(msg, list) and peer.wire.kind == "http":  # the transport's page allows batches
             why, level = BATCHES_OVER_HTTP, "SHOULD"
         probe = peer.probe(encode(msg))
-        expect_code(t, probe, label, codes, why, readable_id, level=level, peer=peer)
+        expect_code(t, probe, label, codes, why, readable_id, level=level, peer=peer, req_id=req_id)
         if not probe.barrier.answered:
             return
+
+
+def batch_is_answered(t: ServerCheck, peer: Peer, label: str, batch: list[Any]) -> bool:
+    """2025-03-26 (BATCH): a batch of requests is answered with a batch (an array) holding one
+    response per request, each with its request's id. False if the server stopped serving."""
+    probe = peer.probe(encode(batch))
+    if not served_after(t, probe, label, peer):
+        return False
+    req_id = t.rule("batch")
+    if probe.refused_by_http:
+        t.check(False, req_id, f"{label}: the POST was refused with HTTP {probe.refusal}; in 2025-03-26, the agreed "
+                "revision, a receiver must take batches", probe.sent)
+        return True
+    ids = [m.get("id") for m in batch if isinstance(m, dict)]
+    got = probe.answers[0] if probe.answers else None
+    if got is None:
+        t.check(False, req_id, f"{label} got no answer: in 2025-03-26, the agreed revision, a batch is a valid message "
+                "and its requests are answered (in a batch)", probe.sent, silence(probe))
+        return True
+    answered = [shapes.as_dict(m).get("id") for m in got.msg] if isinstance(got.msg, list) else []
+    t.check(isinstance(got.msg, list) and sorted(map(repr, answered)) == sorted(map(repr, ids))
+            and all("result" in shapes.as_dict(m) for m in got.msg), req_id,
+            f"{label} got {answer_text(got)}: in 2025-03-26, the agreed revision, a batch of requests is answered "
+            f"with a batch holding a response for each (ids {', '.join(shapes.json_text(i) for i in ids)})",
+            probe.sent, got.raw)
+    return True
 
 
 # (the id, what a result means: None is a finding, else a note)

@@ -25,6 +25,7 @@ from . import result_shapes, shapes
 from .helpers import FILLER, MAX_ITEMS, first_page, refused
 from .model import server_case
 from .peer import Reply
+from .revisions import ID
 from .server_check import ServerCheck
 
 PROMPTS = "server/prompts"
@@ -58,9 +59,10 @@ def _row_for(problem: str) -> str:
 
 def _prompt_findings(t: ServerCheck, name: str, reply: Reply) -> None:
     """Shape problems of a prompts/get result, each against the row that covers it."""
-    foreign, problems = shapes.outside_union(result_shapes.get_prompt_result(reply.result))
-    t.content(foreign, "PRM-01", f"prompt {name}", reply, "PromptMessage.content: TextContent, ImageContent or "
-              "EmbeddedResource")
+    foreign, problems = shapes.outside_union(result_shapes.get_prompt_result(reply.result, t.version))
+    later = [p for p in problems if p.endswith("(audio)")]  # judged on 2025-03-26's AUDIO row
+    problems = [p for p in problems if p not in later]
+    t.content(foreign + later, "PRM-01", f"prompt {name}", reply, "PromptMessage.content")
     for row in ("PRM-01", "PRM-03", "PRM-04", "PRM-06"):
         t.shape([p for p in problems if _row_for(p) == row], row, f"prompt {name}", reply)
     messages = reply.result.get("messages") if isinstance(reply.result, dict) else None
@@ -71,11 +73,14 @@ def _prompt_findings(t: ServerCheck, name: str, reply: Reply) -> None:
                     f"the resource embedded in message {i} of prompt {name} has no mimeType", reply.sent, reply.got)
 
 
-@server_case(PROMPTS, "PRM-01", "PRM-03", "PRM-04", "PRM-05", "PRM-06", "LC-14")
+@server_case(PROMPTS, "PRM-01", "PRM-03", "PRM-04", "PRM-05", "PRM-06", "LC-14", ID["negotiated"], ID["audio"],
+             ID["link"])
 def listed_prompts_can_be_got(t: ServerCheck) -> None:
     """Each listed prompt (up to 20), got with its required arguments filled in, returns messages
     with role user or assistant and text, image (base64, MIME type) or embedded-resource content
-    (URI, MIME type, text or base64 blob); content types of later revisions are LC-14."""
+    (URI, MIME type, text or base64 blob); content types of a revision later than the session's are
+    LC-14 (its NEGO row from 2025-06-18); audio and resource_link, in a session that has them, are
+    judged on their own revision's rows."""
     t.require("prompts")
     prompts = [p for p in t.info.prompts or [] if isinstance(p.get("name"), str)][:MAX_ITEMS]
     if not prompts:

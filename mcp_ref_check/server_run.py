@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .peer import Peer, Reply, same_id, waited
+from .revisions import SUPPORTED, offered, since
 from .shapes import json_text
 from .sse_wire import SseWire
 from .stdio_wire import EXIT_GRACE, StdioWire
@@ -69,6 +70,12 @@ class Options:
     hostile: bool = False  # also run the hostile cases (server_hostile.py)
     only: list[str] = field(default_factory=list)
     jobs: int = min(4, os.cpu_count() or 2)  # fresh-connection cases run this many at a time
+    protocol_version: str | None = None  # --protocol-version: offer and accept this one alone (revisions.py)
+
+    @property
+    def offered(self) -> tuple[str, ...]:
+        """The versions the kit speaks in this run, newest first (it proposes the first)."""
+        return offered(self.protocol_version)
 
     @property
     def call_limit(self) -> float:
@@ -90,10 +97,23 @@ class Discovery:
     """What the first session learned about the server."""
 
     init: dict[str, Any]
+    offered: tuple[str, ...] = SUPPORTED  # the versions the kit spoke (it proposed the newest of them)
     tools: list[dict[str, Any]] | None = None  # None: not declared, or the list failed
     resources: list[dict[str, Any]] | None = None
     templates: list[dict[str, Any]] | None = None
     prompts: list[dict[str, Any]] | None = None
+
+    @property
+    def answered_version(self) -> Any:
+        """The protocolVersion of the initialize result, as it came."""
+        return self.init.get("protocolVersion")
+
+    @property
+    def version(self) -> str:
+        """The revision the run grades at: the one the server answered, when the kit speaks it;
+        else (an answer the kit does not accept: LC-12, LC-13 judge it) the one the kit proposed."""
+        answer = self.answered_version
+        return answer if isinstance(answer, str) and answer in self.offered else self.offered[0]
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -150,7 +170,7 @@ class ServerRun:
         return max(self.options.startup, 3 * self.first_start)
 
     def open_peer(self) -> Peer:
-        peer = Peer(self.open_wire(), self.options.timeout, self.startup)
+        peer = Peer(self.open_wire(), self.options.timeout, self.startup, offer=self.options.offered[0])
         with self._lock:
             self.peers.append(peer)
         return peer
@@ -161,7 +181,9 @@ class ServerRun:
         peer = self.open_peer()
         if isinstance(peer.wire, SseWire) and peer.wire.status != 200:
             raise SetupFailed(f"GET {self.target.sse} answered HTTP {peer.wire.status}")
-        reply = peer.initialize()
+        # From 2025-06-18 the kit declares elicitation on its shared sessions, and declines every
+        # request (peer.Peer._answer): a tool that elicits is seen to, and judged on it.
+        reply = peer.initialize(capabilities={"elicitation": {}} if since(peer.offer, "2025-06-18") else None)
         if not reply.is_result or not isinstance(reply.result, dict):
             extra = diagnose_silence(peer, reply, self.options.timeout) if diagnose else ""
             raise SetupFailed(setup_failure(peer, reply, extra))
@@ -198,7 +220,7 @@ class ServerRun:
             raise SetupFailed(str(exc)) from exc
         self.first_start = peer.first_answer
         assert peer.init is not None
-        discovery = Discovery(peer.init.result)
+        discovery = Discovery(peer.init.result, self.options.offered)
         if discovery.declares("tools"):
             discovery.tools = self._list_all(peer, "tools/list", "tools")
         if discovery.declares("resources"):

@@ -29,6 +29,7 @@ from . import result_shapes, shapes, tool_arguments
 from .helpers import FILLER, MAX_ITEMS, caused_by_cancellation, first_page, refused, settle, still_serving
 from .model import server_case
 from .peer import waited
+from .revisions import ID
 from .server_check import ServerCheck, code_words
 from .server_run import ToolTiming
 from .tool_arguments import arguments_for, arguments_valid
@@ -171,15 +172,17 @@ def reads_like_a_failure(result: Any) -> str | None:
     return first.strip().splitlines()[0][:200]
 
 
-TOOL_UNION = "CallToolResult.content: TextContent, ImageContent or EmbeddedResource"
+TOOL_UNION = "CallToolResult.content"
 
 
-@server_case(TOOLS, "TOOL-05", "TOOL-17", "LC-14", call_tools=True)
+@server_case(TOOLS, "TOOL-05", "TOOL-17", "LC-14", ID["negotiated"], ID["audio"], ID["link"], call_tools=True)
 def tool_results_are_well_formed(t: ServerCheck) -> None:
     """With --call-tools: each tool whose input schema the kit can satisfy is called (with a
     progress token, within --call-timeout, which each progress notification restarts); its result
     is a content array of text, image (base64 with a MIME type) or resource items, isError a
-    boolean if present. Content types of later revisions are LC-14 (the negotiated version). A
+    boolean if present; audio (2025-03-26) and resource_link (2025-06-18) items are judged on their
+    revision's rows in a session that agreed on it, and are content types of a later revision in an
+    older one (LC-14, from 2025-06-18 its NEGO row: the negotiated version). A
     -32603 for valid arguments, or a -32602 for arguments that meet the tool's inputSchema, is a
     tool failure that should have been an isError result (TOOL-17); so is a result whose text
     opens as a failure report does ("Error: ...", "x failed: ...") without isError: true. A tool
@@ -224,7 +227,8 @@ def tool_results_are_well_formed(t: ServerCheck) -> None:
                         reply.sent, reply.got)
             t.note(f"{name}: error {code_words(reply.code)}")
             continue
-        t.content(result_shapes.call_tool_result(reply.result), "TOOL-05", f"the result of {name}", reply, TOOL_UNION)
+        t.content(result_shapes.call_tool_result(reply.result, t.version), "TOOL-05", f"the result of {name}", reply,
+                  TOOL_UNION)
         failure = reads_like_a_failure(reply.result)
         t.check(failure is None, "TOOL-17", f"the result of {name} reads like a failure report "
                 f"({shapes.json_text(failure)}) but does not set isError: true, so a client takes it for a success "
@@ -305,7 +309,7 @@ def wrong_arguments(schema: Any) -> dict[str, Any]:
             if isinstance(prop, dict) and isinstance(prop.get("type"), str) and prop["type"] in WRONG_TYPE}
 
 
-@server_case(TOOLS, "TOOL-08", call_tools=True)
+@server_case(TOOLS, "TOOL-08", ID["tool-input-errors"], call_tools=True)
 def tool_arguments_are_validated(t: ServerCheck) -> None:
     """With --call-tools: a tool called without its required arguments, with arguments that are not
     an object, with every argument of the wrong type (a number for a string, a string for a
@@ -315,7 +319,9 @@ def tool_arguments_are_validated(t: ServerCheck) -> None:
     strings, say) was not checked before it ran. And the check accepts what the schema accepts: a
     tool that requires no argument, called without the optional "arguments" member, is not
     refused. A refusal with isError is accepted (the tools page also counts "invalid input data"
-    among tool errors), and noted: the page lists invalid arguments among protocol errors."""
+    among tool errors), and noted: the page lists invalid arguments among protocol errors. In a
+    session of 2025-11-25, whose tools page makes input validation errors tool execution errors,
+    isError is the answer, and a -32602 is a warning on that revision's row."""
     t.require("tools")
     peer = t.session()
     tools = (t.info.tools or [])[:MAX_ITEMS]
@@ -330,7 +336,8 @@ def tool_arguments_are_validated(t: ServerCheck) -> None:
         calls += [(typed, label, arguments) for label, arguments in out_of_bounds(typed.get("inputSchema"))]
     if not calls:
         t.skip("no tool has required or typed arguments")
-    iserror = []
+    iserror: list[str] = []
+    protocol: list[tuple[str, Any]] = []  # refused with an error response, in a 2025-11-25 session
     for tool, label, arguments in calls:
         reply = peer.request("tools/call", {"name": tool["name"], "arguments": arguments})
         t.answered(reply, f"tools/call {tool['name']} {label}")
@@ -339,7 +346,17 @@ def tool_arguments_are_validated(t: ServerCheck) -> None:
                 "tool's inputSchema before it runs the tool", reply.sent, reply.got)
         if not reply.is_error and failed:
             iserror.append(f"{tool['name']} {label}")
-    if iserror:
+        elif reply.is_error and t.since("2025-11-25"):
+            protocol.append((f"{tool['name']} {label}", reply))
+    if protocol:
+        first = protocol[0][1]
+        t.check(False, t.rule("tool-input-errors"), f"{len(protocol)} call(s) with invalid arguments were refused with "
+                f"an error response ({', '.join(what for what, _ in protocol[:3])}): in 2025-11-25, the agreed "
+                "revision, an input validation error is a tool execution error, a result with isError: true, so the "
+                "model can read it and try again", first.sent, first.got, level="SHOULD")
+    if iserror and t.since("2025-11-25"):
+        t.note(f"refused with an isError result, as 2025-11-25 asks: {'; '.join(iserror[:3])}")
+    elif iserror:
         t.note(f"refused with an isError result, not an error response: {'; '.join(iserror[:3])}. The tools page lists "
                "invalid arguments among protocol errors (a JSON-RPC error, -32602), and \"invalid input data\" among "
                "tool errors: either is accepted")

@@ -32,13 +32,17 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import shapes
 from .helpers import FOREIGN_HOST, FOREIGN_ORIGIN, one_cause
 from .model import server_case
+from .revisions import ID
 from .server_check import ServerCheck
 from .sse_wire import SseEventParser, host_header, open_connection, request_target
 
 TRANSPORTS = "basic/transports"
 SESSION = "Mcp-Session-Id"
+VERSION = "MCP-Protocol-Version"
+UNDEFINED_VERSION = "1999-01-01"  # a version nobody defined
 ACCEPT_BOTH = "application/json, text/event-stream"
 JSON_POST = {"Content-Type": "application/json", "Accept": ACCEPT_BOTH}
 INITIALIZE = {"jsonrpc": "2.0", "id": "mcp-ref-check-init", "method": "initialize", "params": {
@@ -143,16 +147,28 @@ def _read_events(response: Any, got: Exchange, wait_for: str, timeout: float, un
     return False
 
 
-def open_session(t: ServerCheck) -> str:
+def open_session(t: ServerCheck, version: str | None = None) -> str:
     """A session of this case's own, opened with plain POSTs (initialize, then initialized): its
-    id. SKIP when the server keeps no sessions or cannot be initialized so."""
-    got = exchange(t, "POST", json.dumps(INITIALIZE).encode(), JSON_POST, wait_for=str(INITIALIZE["id"]))
-    if got is None or not got.served or got.answer(str(INITIALIZE["id"])) is None:
+    id. SKIP when the server keeps no sessions or cannot be initialized so. With ``version``, the
+    initialize proposes it, the server must agree on it (else SKIP), and the notification carries
+    it in MCP-Protocol-Version."""
+    params: dict[str, Any] = dict(shapes.as_dict(INITIALIZE["params"]))
+    body = INITIALIZE if version is None else {**INITIALIZE, "params": {**params, "protocolVersion": version}}
+    got = exchange(t, "POST", json.dumps(body).encode(), JSON_POST, wait_for=str(INITIALIZE["id"]))
+    answer = got.answer(str(INITIALIZE["id"])) if got is not None and got.served else None
+    if got is None or answer is None:
         t.skip("a plain POST of initialize was not answered with a result: " + (got.shown() if got else "no answer"))
     session = got.headers.get(SESSION.lower())
     if not session:
         t.skip(f"the server gave no {SESSION} in answer to initialize: it keeps no sessions (optional, SHTTP-34)")
-    exchange(t, "POST", json.dumps(INITIALIZED).encode(), {**JSON_POST, SESSION: session})
+    extra = {}
+    if version is not None:
+        agreed = shapes.as_dict(shapes.as_dict(answer).get("result")).get("protocolVersion")
+        if agreed != version:
+            end_session(t, session)
+            t.skip(f"proposed {version} on a plain POST, the server agreed on {shapes.json_text(agreed)}")
+        extra = {VERSION: version}
+    exchange(t, "POST", json.dumps(INITIALIZED).encode(), {**JSON_POST, SESSION: session, **extra})
     return session
 
 
@@ -196,13 +212,22 @@ def foreign_host_served(t: ServerCheck) -> Exchange | None:
     return got if got is not None and got.served else None
 
 
-@server_case(TRANSPORTS, "SHTTP-06", transport="http", fresh=True)
+@server_case(TRANSPORTS, "SHTTP-06", ID["origin-403"], transport="http", fresh=True)
 def http_refuses_a_foreign_origin(t: ServerCheck) -> None:
     """A POST of initialize, a POST in a live session, a GET and a DELETE, each carrying Origin:
     http://mcp-ref-check.invalid (a page on another site), are each refused: every request that
     reaches the endpoint is checked, not only POSTs. A server that checks neither Origin nor Host
-    gets one finding here saying both (one cause), and transports.http-refuses-a-foreign-host notes it."""
+    gets one finding here saying both (one cause), and transports.http-refuses-a-foreign-host notes it.
+    In a run that agreed on 2025-11-25, each refusal is HTTP 403 Forbidden (that revision's rule;
+    before it, any refusal does)."""
     served, refused, tries = foreign_origin_served(t)
+    if t.since("2025-11-25"):
+        other = sorted({got.status for got in tries if not got.served and got.status != 403})
+        first_other = next((got for got in tries if not got.served and got.status != 403), None)
+        if first_other is not None:
+            t.check(False, t.rule("origin"), f"a foreign Origin was refused with HTTP {', '.join(map(str, other))}, "
+                    "not 403 Forbidden, which 2025-11-25 (the agreed revision) asks for", first_other.sent,
+                    first_other.shown(), headers=first_other.sent_headers)
     if not served:
         t.note(f"a foreign Origin was refused on {', '.join(refused)}")
         return
@@ -338,3 +363,30 @@ def http_refuses_what_it_cannot_take(t: ServerCheck) -> None:
                     f"a POST with {what} answered HTTP {got.status} {got.kind}: a request is refused with a 4xx, or "
                     "answered with application/json or text/event-stream", got.sent, got.shown(), headers=got.sent_headers)
     end_session(t, session)
+
+
+# --- HDR (2025-06-18): the MCP-Protocol-Version header -------------------------------------------
+
+
+@server_case(TRANSPORTS, ID["header-400"], transport="http", fresh=True)
+def http_unsupported_protocol_version_is_400(t: ServerCheck) -> None:
+    """In a session that agreed on 2025-06-18 or later (the revision that brought the header), a
+    POST of a ping whose MCP-Protocol-Version names a version nobody defined (1999-01-01) gets
+    HTTP 400 Bad Request, while the same ping with the agreed version is served. Sessions of an
+    older revision: SKIP (the header means nothing there)."""
+    t.require_revision("2025-06-18", "the MCP-Protocol-Version header")
+    session = open_session(t, t.version)
+    good = exchange(t, "POST", ping("mcp-ref-check-version-ok"), {**JSON_POST, SESSION: session, VERSION: t.version},
+                    wait_for="mcp-ref-check-version-ok")
+    bad = exchange(t, "POST", ping("mcp-ref-check-version-bad"),
+                   {**JSON_POST, SESSION: session, VERSION: UNDEFINED_VERSION}, wait_for="mcp-ref-check-version-bad")
+    end_session(t, session)
+    if good is None or not good.served:
+        t.skip(f"a ping with {VERSION}: {t.version} (the agreed version) was not served: "
+               + (good.shown() if good else "no answer"))
+    if bad is None:
+        t.fail(ID["header-400"], f"a ping with {VERSION}: {UNDEFINED_VERSION} got no HTTP answer within the step",
+               knock_on=True)
+    t.check(bad.status == 400, ID["header-400"], f"a ping with {VERSION}: {UNDEFINED_VERSION} (a version nobody "
+            f"defined) answered HTTP {bad.status}, not 400 Bad Request", bad.sent, bad.shown(),
+            headers=bad.sent_headers)

@@ -25,8 +25,10 @@ import secrets
 from typing import Any
 
 from . import result_shapes, shapes
+from .helpers import refused
 from .model import server_case
 from .peer import Reply
+from .revisions import ID
 from .server_check import ServerCheck, code_words
 from .wire import shown
 
@@ -134,7 +136,11 @@ def log_level_is_respected(t: ServerCheck) -> None:
 
 
 def complete(t: ServerCheck, ref: dict[str, Any], argument: dict[str, Any]) -> Reply:
-    """Ask for completions; skip the case if the server has no completion/complete at all."""
+    """Ask for completions; skip the case if the server has no completion/complete at all. From
+    2025-03-26 the completions capability gates it: a server that does not declare it is not
+    asked (completion.refused-when-undeclared judges that it refuses)."""
+    if t.since("2025-03-26"):
+        t.require("completions")
     peer = t.session()
     reply = peer.request("completion/complete", {"ref": ref, "argument": argument})
     t.answered(reply, "completion/complete")
@@ -182,6 +188,18 @@ def completion_of_an_unknown_prompt_is_refused(t: ServerCheck) -> None:
     reply = complete(t, {"type": "ref/prompt", "name": f"{FILLER}-no-such-prompt-{secrets.token_hex(3)}"},
                      {"name": "x", "value": ""})
     t.check(reply.is_error, "CMP-04", "completion for an unknown prompt got a result", reply.sent, reply.got)
+
+
+@server_case(COMPLETION, ID["completions"])
+def refused_when_undeclared(t: ServerCheck) -> None:
+    """In a session of 2025-03-26 or later, where the completions capability gates
+    completion/complete, a server that does not declare it does not serve it (an error,
+    -32601 says it best, CCAP-02). In 2024-11-05 there is no such capability: SKIP."""
+    t.require_revision("2025-03-26", "the completions capability")
+    if t.info.declares("completions"):
+        t.skip("the server declares completions")
+    refused(t, "completion/complete", {"ref": {"type": "ref/prompt", "name": FILLER}, "argument": {"name": "x", "value": ""}},
+            ID["completions"], "completions")
 
 
 @server_case(COMPLETION, "CMP-08")

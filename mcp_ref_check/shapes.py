@@ -17,11 +17,11 @@ from typing import Any
 
 Problems = list[str]
 MAX_SPLIT_LINES = 200  # lines a pretty-printed message may span, as far as stdout_fragments looks
-NOT_IN_UNION = ", not in the 2024-11-05 content union"  # marks a content type of another revision
+NOT_IN_UNION = ", not in the session's content union"  # marks a content type of another revision
 
 
 def outside_union(problems: Problems) -> tuple[Problems, Problems]:
-    """(content types of 2024-11-05's union that are not in it, every other problem)."""
+    """(content types outside the session revision's union, every other problem)."""
     return [p for p in problems if NOT_IN_UNION in p], [p for p in problems if NOT_IN_UNION not in p]
 
 

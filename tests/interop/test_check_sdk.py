@@ -38,19 +38,31 @@ CLIENT_COLUMNS = {"Client, stdio": "client-stdio", "Client, SSE": "client-sse",
 # in the rendered table as "(no reason recorded)" and fails the comparison.
 REASONS = {
     "messages.answers-unparseable-input-with-32700":
-        "peer: over stdio a line that is not JSON is dropped without an answer. JSON-RPC wants -32700 with id null, "
-        "which the 2024-11-05 schema cannot carry (MSG-01 against MSG-03): a warning, not a failure. Over SSE the POST "
-        "is refused with HTTP 400, which the kit accepts",
+        "peer: over stdio a line that is not JSON is dropped without an answer. The session agreed on 2025-11-25, "
+        "whose error response may leave out an id it cannot read (JRPC-03), so JSON-RPC's -32700 can be written and "
+        "MSG-01 asks for it: a failure (at 2024-11-05, which has no such error, a warning). Over SSE the POST is "
+        "refused with HTTP 400, which the kit accepts",
     "messages.answers-invalid-envelopes-with-32600":
         "peer: over stdio valid JSON that is not JSON-RPC is dropped without an answer. Where the message has an id of "
         "its own (\"jsonrpc\" \"1.0\", \"2.1\", 2.0 or missing, a numeric method, params an array or a string, no "
-        "method and no result), the -32600 error with that id is valid 2024-11-05 and JSON-RPC asks for it (MSG-01): a "
-        "failure. Where it has none (42, \"ping\", null, a batch), the only answer has id null, which the schema "
-        "cannot carry: warnings. Over SSE: HTTP 400",
+        "method and no result), the -32600 error with that id is valid and JSON-RPC asks for it (MSG-01): a failure. "
+        "Where it has none (42, \"ping\", null, a batch), 2025-11-25's error without an id can answer it: failures "
+        "too (at 2024-11-05, warnings). Over SSE: HTTP 400",
     "messages.refuses-ids-that-are-not-strings-or-integers":
         "peer: a ping whose id is not a string or an integer (true, false, an object, 1.5, null) is dropped without an "
-        "answer. JSON-RPC answers it (MSG-01), but only with id null (or that id), which the 2024-11-05 schema cannot "
-        "carry (MSG-02, MSG-03): a warning, not a failure. Over SSE the POST is accepted (202), then nothing comes",
+        "answer. JSON-RPC answers it (MSG-01), with an error whose id 2025-11-25, the agreed revision, lets it leave "
+        "out (JRPC-03): a failure (at 2024-11-05, whose schema has no such error, a warning). Over SSE the POST is "
+        "accepted (202), then nothing comes",
+    "lifecycle.no-later-fields-in-an-older-session":
+        "peer: in a session that agreed on 2024-11-05, tools/list carries outputSchema and tools/call "
+        "structuredContent, fields of 2025-06-18 (LC-14: stick to the negotiated version; unknown fields are allowed, "
+        "so a warning)",
+    "tools.structured-content-conforms":
+        "peer: a tool returning a number gives structuredContent {\"result\": 3} and the text \"3\", not that JSON "
+        "serialized in a text block (OUT-01, a SHOULD); the structured content itself conforms (OUT-03)",
+    "tools.tool-arguments-are-validated":
+        "peer: in a 2025-11-25 session, arguments that are not an object are refused with an error response, where "
+        "that revision makes an input validation error a tool execution error, an isError result (TERR-01)",
     "tools.unknown-tool-is-a-protocol-error":
         "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
     "resources.unknown-resource-is-32002":

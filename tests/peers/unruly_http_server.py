@@ -39,7 +39,11 @@ MODES = {
     "checks-origin-on-posts-only": "refuse a POST whose Origin is not localhost's (403), but serve GET and DELETE "
                                    "whatever their Origin, and any Host name (SHTTP-06 asks every request checked)",
     "checks-neither-origin-nor-host": "serve any Origin and any Host name: no DNS-rebinding check at all",
+    "speaks-2025-11-25-loosely": "agree on the client's version (any of the four), serve any MCP-Protocol-Version "
+                                 "header (HDR-04 asks 400 for one it does not speak), and refuse a foreign Origin "
+                                 "with 400, where 2025-11-25 asks 403",
 }
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LOCAL_ORIGINS = ("http://127.0.0.1", "http://localhost")
 LATER = 2.0  # seconds; the kit does not judge the order of two streams within 1 s
 SOON = 0.3  # seconds: after the response as the kit records it (the POST's reader is not beaten
@@ -98,8 +102,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         status = 400 if self.headers.get("Mcp-Session-Id") is None else 404
         self.send(status, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no such session"}}')
 
+    def refused_with_400(self) -> bool:
+        """speaks-2025-11-25-loosely: a foreign Origin is refused, on every method, with 400 (not 403)."""
+        if self.mode == "speaks-2025-11-25-loosely" and self.foreign_origin():
+            self.send(400, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Origin not allowed"}}')
+            return True
+        return False
+
     def do_POST(self) -> None:
         if self.drop_this_one():
+            return
+        if self.refused_with_400():
             return
         if self.mode == "checks-origin-on-posts-only" and self.foreign_origin():
             self.send(403, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Origin not allowed"}}')
@@ -116,7 +129,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if msg["method"] == "initialize":
             session = secrets.token_hex(8)
             STREAMS[session] = queue.Queue()
-            result = {"protocolVersion": "2024-11-05", "capabilities": {},
+            proposed = (msg.get("params") or {}).get("protocolVersion")
+            loose = self.mode == "speaks-2025-11-25-loosely" and proposed in REVISIONS
+            result = {"protocolVersion": proposed if loose else "2024-11-05", "capabilities": {},
                       "serverInfo": {"name": "unruly-http", "version": "1.0"}}
             self.send(200, json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode(),
                       headers={"Mcp-Session-Id": session})
@@ -147,6 +162,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         threading.Timer(delay, STREAMS[session].put, args=(progress(token),)).start()
 
     def do_GET(self) -> None:
+        if self.refused_with_400():
+            return
         outbox = STREAMS.get(self.headers.get("Mcp-Session-Id") or "")
         if outbox is None:
             self.no_session()
@@ -169,6 +186,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
     def do_DELETE(self) -> None:
+        if self.refused_with_400():
+            return
         if STREAMS.pop(self.headers.get("Mcp-Session-Id") or "", None) is None:
             self.no_session()
             return
