@@ -42,6 +42,7 @@ class NodePackage:
     argv: list[str]
     env: dict[str, str]
     origin: str  # where it came from and which node runs it, for the test's report
+    fetched: bool = False  # through npx: npm fetches it the first time (and fails without a network)
 
     def __str__(self) -> str:
         return self.origin
@@ -75,7 +76,10 @@ def node_package(name: str, version: str, node_major: int = 0) -> NodePackage:
     if runner is None:
         pytest.skip("npx is not installed (Node.js and npm) and .peers holds no Node peers: "
                     "the TypeScript peers cannot run here")
-    return NodePackage([runner, "-y", f"{name}@{version}"], env, f"{name}@{version} through npx, {shown}")
+    # Offline, npm would retry for minutes: from its cache if it can, else one try, as install_peers.py does
+    env = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "0", "npm_config_fetch_timeout": "30000",
+           **env}
+    return NodePackage([runner, "-y", f"{name}@{version}"], env, f"{name}@{version} through npx, {shown}", fetched=True)
 
 
 def peers_node() -> str | None:

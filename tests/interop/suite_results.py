@@ -27,6 +27,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from .node_peers import NodePackage
 
 REQUIREMENTS = "2025-11-25"  # the revision whose required scenarios we run (the suite's --requirements)
@@ -64,8 +66,15 @@ class Outcome:
 def required_scenarios(suite: NodePackage, side: str, cwd: Path) -> dict[str, bool]:
     """Every ``side`` ("server" or "client") scenario the suite runs for REQUIREMENTS -> whether it
     is scored, in the suite's order."""
-    listed = subprocess.run([*suite.argv, "list", f"--{side}", "--requirements", REQUIREMENTS],
-                            capture_output=True, text=True, timeout=60, env=suite.env, cwd=cwd)
+    try:
+        listed = subprocess.run([*suite.argv, "list", f"--{side}", "--requirements", REQUIREMENTS],
+                                capture_output=True, text=True, timeout=90, env=suite.env, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        if not suite.fetched:
+            raise
+        pytest.skip("the conformance suite did not start within 90 s (npm still fetching it?)")
+    if listed.returncode != 0 and suite.fetched:
+        pytest.skip(f"the conformance suite did not run (no network for npm?): {(listed.stdout + listed.stderr)[-400:]}")
     assert listed.returncode == 0, f"conformance list failed: {listed.stdout}{listed.stderr}"
     scenarios: dict[str, bool] = {}
     section = ""
