@@ -3,16 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help demo test course lint mutants bench clean
+.PHONY: help demo test peers course lint mutants bench clean
 
 help:
 	@echo "make demo      a tour of the protocol on the wire (mcp-ref demo; try mcp-ref demo --explain --step)"
 	@echo "make test      the test suite, a sample of the mutants and of the course's wrong solutions included"
+	@echo "make peers     the Node peers (Node 22, the official conformance suite) into .peers, where npm is present"
 	@echo "make course    the course's graders against every wrong solution of their tables (CI runs it too)"
 	@echo "make lint      ruff, mypy --strict and the import contracts (lint-imports)"
 	@echo "make mutants   every mutant: for each MUST with code, remove the behaviour, check its test fails"
 	@echo "make bench     benchmarks against the official SDK"
-	@echo "make clean     remove .venv and caches"
+	@echo "make clean     remove .venv, .peers and caches"
 	@echo ""
 	@echo "After any target, .venv/bin/mcp-ref is installed:"
 	@echo "  mcp-ref serve | request | inspect | config | demo | check | spec   (mcp-ref COMMAND --help)"
@@ -42,8 +43,13 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(BIN)/mcp-ref demo
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test peers
 	$(BIN)/python -m pytest -q
+
+# The Node peers of tests/interop (install_peers.py says how). Never fails `make test`: without npm
+# or a network it says so in one line and the tests that need them skip; when installed, it is quick.
+peers: | $(BIN)/python
+	-@$(BIN)/python tests/interop/install_peers.py
 
 course: $(VENV)/.installed-test
 	MCP_REF_COURSE=all $(BIN)/python -m pytest -q tests/course
@@ -61,4 +67,4 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/relay_bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .peers build *.egg-info .pytest_cache .mypy_cache .ruff_cache

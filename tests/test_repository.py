@@ -59,14 +59,14 @@ def test_a_quiet_run_ends_saying_what_was_skipped_and_how_to_enable_it(tmp_path:
     env = {**os.environ, "MCP_REF_NODE": str(node), "MCP_REF_SCHEMA": str(tmp_path / "schema.json"),
            "PATH": f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}"}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
-                          "tests/interop/test_conformance_suite.py"],
+                          "tests/interop/test_conformance_suite.py::test_the_conformance_suites_server_scenarios_against_our_endpoint"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     *_, line, counts = run.stdout.strip().splitlines()  # just above the counts, which -q still shows
     assert counts.startswith("1 skipped in ")
     assert line == (f"optional parts skipped: schema checks ({tmp_path / 'schema.json'} is absent: put the "
-                    "project's shared/ folder beside the clone, as ../shared); Node 22 peers, 1 test (install "
-                    "Node.js 22 or later, or point MCP_REF_NODE at one)")
+                    "project's shared/ folder beside the clone, as ../shared); Node 22 peers, 1 test (make peers "
+                    "installs Node 22 in .peers where npm is present, or point MCP_REF_NODE at one)")
 
 
 def test_the_line_names_each_part_once_with_its_count_and_counts_the_rest() -> None:
@@ -77,8 +77,9 @@ def test_the_line_names_each_part_once_with_its_count_and_counts_the_rest() -> N
         "not a git checkout", "needs Linux /proc to list processes"]
     assert summary_line(reasons, schema_present=False, schema_path=schema) == (
         "optional parts skipped: schema checks (../shared/spec/2024-11-05/schema.json is absent: put the project's "
-        "shared/ folder beside the clone, as ../shared); Node 22 peers, 2 tests (install Node.js 22 or later, or "
-        "point MCP_REF_NODE at one); TypeScript peers, 1 test (install Node.js and npm (npx)); checks against the "
+        "shared/ folder beside the clone, as ../shared); Node 22 peers, 2 tests (make peers installs Node 22 in "
+        ".peers where npm is present, or point MCP_REF_NODE at one); TypeScript peers, 1 test (install Node.js and "
+        "npm (npx)); checks against the "
         "shared requirement list and spec pages, 1 test (put the project's shared/ folder beside the clone, as "
         "../shared); 2 other skips (pytest -rs says why)")
     assert summary_line([], schema_present=True, schema_path=schema) == "optional parts: none skipped"

@@ -1,22 +1,47 @@
-"""The server the official conformance suite's server scenarios run against (``npx
-@modelcontextprotocol/conformance server --url URL``): an mcp_ref Server offering the tools,
-resources and prompts the scenarios call by name, with the content the suite's descriptions
-ask for. Served with ``mcp-ref serve tests/interop/conformance_server.py:server --transport http``.
+"""The server the official conformance suite's server scenarios run against
+(``conformance server --url URL``; tests/interop/test_conformance_suite.py): an mcp_ref Server
+offering every tool, resource and prompt the scenarios of the suite's 2025-11-25 requirement set
+call by name, with the content each scenario's description asks for. Served with
+``mcp-ref serve tests/interop/conformance_server.py:server --transport http``.
 
-What 2024-11-05 cannot express is left out, and the scenarios that need it fail for that
-reason (tests/interop/test_conformance_suite.py lists them): audio content (2025-03-26),
-elicitation (2025-06-18), JSON Schema 2020-12 tool schemas and SSE polling (2025-11-25).
+What later revisions add is written here already, in the shape the scenarios check, so each
+such scenario passes the day mcp_ref learns it and fails until then for that reason only
+(test_conformance_suite.py's EXPECTED_TO_FAIL says which, and why):
+
+1. audio content (2025-03-26): ``test_audio_content`` returns a result dict with an audio item;
+   a library that knows no audio item sends it as JSON text instead;
+2. elicitation (2025-06-18, with the defaults and enum schemas of 2025-11-25): three tools ask
+   through ``ctx.elicit(message, requested_schema)``, and fail saying so while the request
+   context has no ``elicit``;
+3. JSON Schema 2020-12 tool schemas (2025-11-25): ``json_schema_2020_12_tool`` declares one,
+   which must reach ``tools/list`` with every keyword kept;
+4. SSE polling (2025-11-25): ``test_reconnection`` is an ordinary tool here; a server that may
+   close a call's event stream early and let the client resume it is a later feature.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import time
+import wave
+from typing import Any
 
 from mcp_ref import EmbeddedResource, Image, RequestContext, Server
 
 # A 1x1 red PNG.
 PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+
+def silence(samples: int = 8) -> bytes:
+    """A tiny WAV file: a few samples of silence, 8 kHz, mono, 16 bits."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(8000)
+        wav.writeframes(b"\0\0" * samples)
+    return out.getvalue()
 
 server = Server("mcp-ref-conformance", version="0.1.0")
 
@@ -77,6 +102,90 @@ def test_sampling(ctx: RequestContext, prompt: str) -> str:
     """Asks the client's model."""
     reply = ctx.create_message([prompt], 100)
     return f"LLM response: {reply['content'].get('text', '')}"
+
+
+@server.tool()
+def test_audio_content() -> dict[str, Any]:
+    """Returns a short WAV file as audio content."""
+    audio = {"type": "audio", "data": base64.b64encode(silence()).decode("ascii"), "mimeType": "audio/wav"}
+    return {"content": [audio]}
+
+
+def elicit(ctx: RequestContext, message: str, schema: dict[str, Any]) -> str:
+    """Ask the user through the client (elicitation/create) and describe the answer in one line."""
+    ask = getattr(ctx, "elicit", None)
+    if ask is None:
+        raise NotImplementedError("mcp_ref's request context has no elicit() yet: elicitation (2025-06-18) "
+                                  "is not built on this branch")
+    answer = ask(message, schema)
+    return f"action={answer.get('action')}, content={answer.get('content')}"
+
+
+@server.tool()
+def test_elicitation(ctx: RequestContext, message: str) -> str:
+    """Asks the user for a username and an email address."""
+    schema = {"type": "object", "required": ["username", "email"],
+              "properties": {"username": {"type": "string", "description": "Your user name"},
+                             "email": {"type": "string", "description": "Your email address"}}}
+    return f"User response: {elicit(ctx, message, schema)}"
+
+
+@server.tool()
+def test_elicitation_sep1034_defaults(ctx: RequestContext) -> str:
+    """Asks the user for five values of the primitive types, each with a default."""
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "default": True}}}
+    return f"Elicitation completed: {elicit(ctx, 'Check the defaults and accept them.', schema)}"
+
+
+@server.tool()
+def test_elicitation_sep1330_enums(ctx: RequestContext) -> str:
+    """Asks the user to choose, once in each of the five ways an enum can be written."""
+    def titled(**choices: str) -> list[dict[str, str]]:
+        return [{"const": value, "title": title} for value, title in choices.items()]
+
+    schema = {"type": "object", "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": titled(value1="First", value2="Second", value3="Third")},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["One", "Two", "Three"]},
+        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "items": {"anyOf": titled(value1="First", value2="Second")}}}}
+    return f"Elicitation completed: {elicit(ctx, 'Pick one of each.', schema)}"
+
+
+# A tool schema written in JSON Schema 2020-12 with the keywords a lossy library would drop: the
+# dialect, definitions with an anchor, a reference, composition, a condition, closed properties.
+SCHEMA_2020_12: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                          "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+                   "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+@server.tool(input_schema=SCHEMA_2020_12)
+def json_schema_2020_12_tool(name: str = "", address: dict[str, str] | None = None, contactMethod: str = "",  # noqa: N803
+                             phone: str = "", email: str = "") -> str:
+    """A tool whose input schema uses JSON Schema 2020-12."""
+    return f"Contact {name or 'someone'} by {contactMethod or ('phone' if phone else 'email')}."
+
+
+@server.tool()
+def test_reconnection() -> str:
+    """Answers at once (the suite's SSE polling scenario calls it; see the module's docstring)."""
+    return "Reconnection test completed."
 
 
 @server.resource("test://static-text", name="static-text", description="A static text resource.",

@@ -1,13 +1,22 @@
-"""Peers written in TypeScript, run with npx: the "everything" server and the official conformance suite.
+"""Peers written in TypeScript: the "everything" server and the official conformance suite.
 
-Neither is installed by ``make test``. A test that needs one skips, saying why, when ``npx`` is
-absent, when Node.js is too old for the package, or when npm cannot fetch the package (no
-network): a fresh clone's ``make test`` passes without them. The versions are pinned, so a run
-today and a run next year test against the same peers.
+Where they come from, first that works:
+
+1. ``.peers/`` at the project root, put there by ``tests/interop/install_peers.py`` (``make test``
+   and ``.ci/run`` run it where npm is present): the pinned packages and a Node 22 of their own.
+   The package's command runs with that node directly; nothing is fetched at test time.
+2. ``npx -y PACKAGE@VERSION`` (npm fetches it the first time), with the ``node`` on PATH.
+
+``MCP_REF_NODE=/path/to/node`` overrides the node in both cases. A test that needs a peer skips,
+saying why, when neither way works: no npx and nothing installed, a node too old for the
+package (the suite needs Node 22), or npm unable to fetch the package (no network). A fresh
+clone's ``make test`` passes without them. The versions are pinned (install_peers.py holds the
+pins), so a run today and a run next year test against the same peers.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -15,19 +24,76 @@ import socket
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
-CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16"
+from . import install_peers
+from .install_peers import CONFORMANCE, EVERYTHING, PEERS
+
+ENABLE_NODE = "point MCP_REF_NODE at one to run it, or run make peers (npm installs one in .peers)"
 
 
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        pytest.skip("npx is not installed (Node.js and npm): the TypeScript peers cannot run here")
-    return found
+@dataclass(frozen=True)
+class NodePackage:
+    """How to run one npm package's command: ``[*argv, its arguments...]`` with ``env``."""
+
+    argv: list[str]
+    env: dict[str, str]
+    origin: str  # where it came from and which node runs it, for the test's report
+    fetched: bool = False  # through npx: npm fetches it the first time (and fails without a network)
+
+    def __str__(self) -> str:
+        return self.origin
+
+
+def conformance_suite() -> NodePackage:
+    """The official conformance suite's ``conformance`` command (it needs Node 22: fs.globSync)."""
+    return node_package(*CONFORMANCE, node_major=22)
+
+
+def everything_server() -> NodePackage:
+    """The everything server's ``mcp-server-everything`` command."""
+    return node_package(*EVERYTHING)
+
+
+def node_package(name: str, version: str, node_major: int = 0) -> NodePackage:
+    """The package's command from ``.peers`` when installed there, else through npx; the test
+    skips, saying why, when neither works or the node is older than ``node_major``."""
+    from_peers = install_peers.installed()
+    node = os.environ.get("MCP_REF_NODE") or (peers_node() if from_peers else None) or shutil.which("node") or ""
+    found = node_version(node) if node else ()
+    if (node_major or from_peers) and (not found or found[0] < node_major):  # (.peers has no npx to find one)
+        shown = "v" + ".".join(map(str, found)) if found else "none"
+        wanted = f"Node.js {node_major} or later" if node_major else "Node.js"
+        pytest.skip(f"needs {wanted} (found {shown}); {ENABLE_NODE}")
+    env = env_with_node(node) if node else dict(os.environ)
+    shown = f"node v{'.'.join(map(str, found))}" if found else "node unknown"
+    if from_peers:
+        return NodePackage([node, str(package_bin(name))], env, f"{name}@{version} from .peers, {shown}")
+    runner = shutil.which("npx")
+    if runner is None:
+        pytest.skip("npx is not installed (Node.js and npm) and .peers holds no Node peers: "
+                    "the TypeScript peers cannot run here")
+    # Offline, npm would retry for minutes: from its cache if it can, else one try, as install_peers.py does
+    env = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "0", "npm_config_fetch_timeout": "30000",
+           **env}
+    return NodePackage([runner, "-y", f"{name}@{version}"], env, f"{name}@{version} through npx, {shown}", fetched=True)
+
+
+def peers_node() -> str | None:
+    """The node installed in ``.peers`` (npm's ``node-<os>-<cpu>`` package), if any."""
+    package = install_peers.node_package()
+    node = PEERS / "node_modules" / package / "bin" / "node" if package else None
+    return str(node) if node is not None and node.is_file() else None
+
+
+def package_bin(name: str) -> Path:
+    """The script of an installed package's command (``bin`` in its package.json)."""
+    folder = PEERS / "node_modules" / name
+    declared = json.loads((folder / "package.json").read_text(encoding="utf-8"))["bin"]
+    return folder / (declared if isinstance(declared, str) else next(iter(declared.values())))
 
 
 def node_version(node: str) -> tuple[int, ...]:
@@ -35,19 +101,8 @@ def node_version(node: str) -> tuple[int, ...]:
         out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired):
         return ()
-    match = re.match(r"v(\d+)\.(\d+)", out.strip())
+    match = re.match(r"v(\d+)\.(\d+)\.(\d+)", out.strip()) or re.match(r"v(\d+)\.(\d+)", out.strip())
     return tuple(int(part) for part in match.groups()) if match else ()
-
-
-def node_at_least(major: int) -> str:
-    """A ``node`` of at least this major version: ``$MCP_REF_NODE`` if set, else the one on PATH;
-    the test skips, saying so, when there is none."""
-    node = os.environ.get("MCP_REF_NODE") or shutil.which("node") or ""
-    version = node_version(node) if node else ()
-    if not version or version[0] < major:
-        shown = "v" + ".".join(map(str, version)) if version else "none"
-        pytest.skip(f"needs Node.js {major} or later (found {shown}); point MCP_REF_NODE at one to run it")
-    return node
 
 
 def env_with_node(node: str) -> dict[str, str]:

@@ -1,12 +1,13 @@
 """Interop: our client against the "everything" reference server in its Streamable HTTP mode.
 
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
-``npx -y @modelcontextprotocol/server-everything streamableHttp``: the TypeScript SDK's Streamable
-HTTP server (event streams, event ids for resumption, a GET stream), speaking a later revision
-and accepting our 2024-11-05. Tools, progress, the server's sampling and roots requests,
-resources, prompts, logging. Skips (saying why) where npx is absent or cannot fetch the package.
-Its messages carry fields of later revisions, so they are not checked against the 2024-11-05
-schema here; what our client sends is (the tap checks only our side).
+``mcp-server-everything streamableHttp`` (installed in .peers, or through npx: node_peers.py):
+the TypeScript SDK's Streamable HTTP server (event streams, event ids for resumption, a GET
+stream), speaking a later revision and accepting our 2024-11-05. Tools, progress, the server's
+sampling and roots requests, resources, prompts, logging. Skips (saying why) where it is not
+installed in .peers and npx is absent or cannot fetch it. Its messages carry fields of later
+revisions, so they are not checked against the 2024-11-05 schema here; what our client sends is
+(the tap checks only our side).
 """
 
 from __future__ import annotations
@@ -21,15 +22,14 @@ import pytest
 from mcp_ref import Client
 
 from ..check.test_check import check_json
-from .node_peers import EVERYTHING, free_port, npx, stop_group, wait_listening
+from .node_peers import everything_server, free_port, stop_group, wait_listening
 
 
 @pytest.fixture(scope="module")
 def everything() -> Iterator[str]:
     port = free_port()
-    import os
-
-    proc = subprocess.Popen([npx(), "-y", EVERYTHING, "streamableHttp"], env={**os.environ, "PORT": str(port)},
+    peer = everything_server()
+    proc = subprocess.Popen([*peer.argv, "streamableHttp"], env={**peer.env, "PORT": str(port)},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         wait_listening(port, proc, 120, "the everything server", says=f"listening on port {port}")

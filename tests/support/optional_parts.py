@@ -4,8 +4,8 @@ Not a spec page: a newcomer's ``make test`` (``pytest -q``, which hides the repo
 with one line naming the optional parts that did not run, each with what enables it, e.g.::
 
     optional parts skipped: schema checks (../shared/spec/2024-11-05/schema.json is absent: put
-    the project's shared/ folder beside the clone, as ../shared); Node 22 peers, 1 test (install
-    Node.js 22 or later, or point MCP_REF_NODE at one)
+    the project's shared/ folder beside the clone, as ../shared); Node 22 peers, 1 test (make
+    peers installs Node 22 in .peers where npm is present, or point MCP_REF_NODE at one)
 
 or ``optional parts: none skipped``. A part is recognised by the words of its tests' skip reasons
 (the table below): a new kind of optional test adds a row. Skips of no known part are counted,
@@ -32,7 +32,8 @@ class OptionalPart:
 SCHEMA = OptionalPart("schema checks", ("schema-checked", "no schema file"), SHARED_HINT)
 PARTS = [
     SCHEMA,
-    OptionalPart("Node 22 peers", ("needs Node.js",), "install Node.js 22 or later, or point MCP_REF_NODE at one"),
+    OptionalPart("Node 22 peers", ("needs Node.js",),
+                 "make peers installs Node 22 in .peers where npm is present, or point MCP_REF_NODE at one"),
     OptionalPart("TypeScript peers", ("npx is not installed",), "install Node.js and npm (npx)"),
     OptionalPart("TypeScript peers from npm", ("no network for npm", "npm still fetching"),
                  "let npm reach its registry once; the packages are cached after that"),
