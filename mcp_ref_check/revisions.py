@@ -56,10 +56,10 @@ def newer_than(version: str) -> tuple[str, ...]:
 ID = {
     "batch-receive": "BATCH-01",  # 2025-03-26: sending batches is optional, receiving them is not
     "batch-dropped": "DROP-01",  # 2025-06-18: batches are gone again (INFO: an array is again no message)
-    "completions": "CCAP-01",  # 2025-03-26: a server declares completions to offer completion/complete
-    "completions-codes": "CCAP-02",  # 2025-03-26: -32601 when completions are not offered
-    "annotations": "ANNOT-03",  # 2025-03-26: the hints of Tool.annotations and their defaults (INFO)
-    "audio": "AUDIO-01",  # 2025-03-26: audio content is base64 data with a valid MIME type
+    "completions": "CMPL-01",  # 2025-03-26: a server declares completions to offer completion/complete
+    "completions-codes": "CMPL-02",  # 2025-03-26: -32601 when completions are not offered
+    "annotations": "ANNOT-01",  # 2025-03-26: tool annotations, hints a client treats as untrusted
+    "audio": "PRMA-01",  # 2025-03-26: audio content is base64 data with a valid MIME type
     "title": "TITLE-01",  # 2025-06-18: title, a display name
     "output-schema": "OUT-02",  # 2025-06-18: a tool may give an outputSchema
     "structured": "OUT-03",  # 2025-06-18: with an outputSchema, every structured result conforms to it
@@ -73,10 +73,10 @@ ID = {
     "elicit-request": "ELIC-06",  # 2025-06-18: requestedSchema is a flat object of primitive properties (INFO)
     "elicit-content": "ELIC-09",  # 2025-06-18: elicited content is checked against requestedSchema
     # 2025-11-25: provisional, until requirements_2025_11_25.py is written (wt-index)
-    "origin-403": "XPORT-01",  # an invalid Origin gets 403 Forbidden
-    "icons": "ICON-01",  # icons, each with a src
-    "tool-input-errors": "TERR-01",  # invalid tool input is a tool execution error (isError)
-    "error-id": "JRPC-03",  # an error response may leave out an id it could not read
+    "origin-403": "SHTC-03",  # an invalid Origin gets 403 Forbidden
+    "icons": "SCHEMA-13",  # icons: https or data URIs, treated as untrusted
+    "tool-input-errors": "TNAME-06",  # invalid tool input is a tool execution error (isError)
+    "error-id": "SCHEMA-02",  # an error response may leave out an id it could not read
 }
 
 # Rules a later revision changed: (revision, requirement ID), oldest first. ``rule_for`` picks the

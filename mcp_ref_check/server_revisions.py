@@ -46,7 +46,7 @@ def annotations_and_titles_are_well_formed(t: ServerCheck) -> None:
     (2025-03-26) are an object whose title is a string and whose hints (readOnlyHint,
     destructiveHint, idempotentHint, openWorldHint) are booleans; its title (2025-06-18) is a
     string; its icons (2025-11-25) an array of objects each with a src. No sentence of those pages
-    binds these shapes (their rows, ANNOT-03, TITLE-01, ICON-01, say what the fields mean), so, as
+    binds these shapes (their rows, ANNOT-01, TITLE-01, SCHEMA-13, say what the fields mean), so, as
     for every shape of the tools page, a malformed one is judged on TOOL-05, the row of the tools
     capability. Fields of a later revision than the session's are judged by
     lifecycle.no-later-fields-in-an-older-session."""

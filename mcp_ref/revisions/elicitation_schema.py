@@ -1,6 +1,7 @@
 """The restricted schema of form-mode elicitation, and the content that answers it.
 
-Spec page: client/elicitation, its "requested schema" (2025-06-18; enums with titles and defaults 2025-11-25)
+Spec page: client/elicitation
+Its "requested schema" (2025-06-18; enums with titles and defaults 2025-11-25).
 https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#requested-schema
 https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#requested-schema
 

@@ -1,7 +1,8 @@
 """An elicitation handler that asks a person at a terminal: ``ask_in_terminal``.
 
-Not a spec page: a host's side of client/elicitation, for scripts and teaching.
+Spec page: client/elicitation
 https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#user-interaction-model
+A host's side of that page, for scripts and teaching.
 
 In short:
 

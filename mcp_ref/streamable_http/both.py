@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from werkzeug.wrappers import Request
 
+from ..revisions.http_transport import SPOKEN_VERSIONS
 from ..sse import SessionOpener, SseApp, WsgiAnswer
-from .later_revisions import SPOKEN_VERSIONS
 from .server_app import StreamableHttpApp
 
 if TYPE_CHECKING:

@@ -91,9 +91,9 @@ from ..machinery.http.event_streams import (
     sse_event,
 )
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
+from ..revisions.http_transport import SPOKEN_VERSIONS, post_batch, version_refused
 from ..scaleout.redis_relay import relay_from
 from ..scaleout.relay import Relay, RelayUnavailable, UnknownSession
-from .later_revisions import SPOKEN_VERSIONS, post_batch, version_refused
 from .relayed import forward, open_mailbox, relay_key, still_held, take_relayed
 from .session_table import SessionTable
 from .session_transport import Busy, LocalStream, OpenedSession, SessionTransport
@@ -202,7 +202,7 @@ class StreamableHttpApp:
             return _error(406, "the Accept header must list both application/json and text/event-stream")
         if request.mimetype != "application/json":
             return _error(415, "the body must be application/json")
-        refused = version_refused(request, self.protocol_versions, _error)  # later_revisions.py, point 1
+        refused = version_refused(request, self.protocol_versions, _error)  # revisions/http_transport.py, point 1
         if refused is not None:
             return refused
         if request.content_length is not None and request.content_length > self.max_body_bytes:
@@ -221,7 +221,7 @@ class StreamableHttpApp:
             session_id = request.headers.get(SESSION_HEADER)
             stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
             return post_batch(request, self._table.get(session_id) if session_id else None, msg, stream,
-                              self.keepalive, _error, _accepted)  # later_revisions.py, point 2
+                              self.keepalive, _error, _accepted)  # revisions/http_transport.py, point 2
         try:
             kind = messages.classify(msg)
         except McpError as exc:
@@ -326,7 +326,7 @@ class StreamableHttpApp:
     def _get(self, request: Request) -> Response:
         if not request.accept_mimetypes["text/event-stream"]:  # SHTTP-24
             return _error(406, "the Accept header must list text/event-stream")
-        refused = version_refused(request, self.protocol_versions, _error)  # later_revisions.py, point 1
+        refused = version_refused(request, self.protocol_versions, _error)  # revisions/http_transport.py, point 1
         if refused is not None:
             return refused
         session_id = request.headers.get(SESSION_HEADER)

@@ -55,7 +55,7 @@ class OpenedSession(Protocol):
     """The session a ``SessionTransport`` serves (session.Session), as the app uses it: started
     once opened, closed on DELETE, when unused, or when the server shuts down; its
     ``around_request`` hook is the transport's ``handling``; its ``lifecycle`` says which revision
-    it agreed on (a batch is taken only in one of 2025-03-26: later_revisions.py)."""
+    it agreed on (a batch is taken only in one of 2025-03-26: revisions/http_transport.py)."""
 
     around_request: Callable[[Any], contextlib.AbstractContextManager[Any]]
     lifecycle: Any

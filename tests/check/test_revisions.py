@@ -59,7 +59,7 @@ def test_later_fields_are_judged_at_the_agreed_revision() -> None:
     assert bad["tools.annotations-and-titles-are-well-formed"] == "FAIL"
     assert bad["tools.output-schema-is-an-object-schema"] == "FAIL"
     assert bad["tools.structured-content-conforms"] == "FAIL" and "OUT-03" in ids["tools.structured-content-conforms"]
-    assert "AUDIO-01" in ids["tools.tool-results-are-well-formed"]
+    assert "PRMA-01" in ids["tools.tool-results-are-well-formed"]
     # The same server at 2024-11-05: those fields do not exist there, so their cases do not apply,
     # and audio is a content type of a later revision (LC-14, the negotiated version).
     old, ids, graded = statuses("bad", only, versions="2024-11-05", call_tools=True)
@@ -74,7 +74,7 @@ def test_an_older_answer_is_graded_at_and_a_pinned_one_must_be_met() -> None:
     assert graded == "2025-03-26" and found["lifecycle.answers-with-the-requested-version"] == "PASS"
     assert found["completion.refused-when-undeclared"] == "PASS"
     found, ids, _ = statuses("bad", only, versions="2025-03-26")
-    assert found["completion.refused-when-undeclared"] == "FAIL" and ids["completion.refused-when-undeclared"] == ["CCAP-01"]
+    assert found["completion.refused-when-undeclared"] == "FAIL" and ids["completion.refused-when-undeclared"] == ["CMPL-01"]
     found, ids, graded = statuses("good", only, versions="2025-03-26", pinned="2024-11-05")
     assert found["lifecycle.answers-with-the-requested-version"] == "FAIL"
     assert found["completion.refused-when-undeclared"] == "SKIP"  # graded at the offer: 2024-11-05 has no such capability

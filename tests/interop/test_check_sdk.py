@@ -39,7 +39,7 @@ CLIENT_COLUMNS = {"Client, stdio": "client-stdio", "Client, SSE": "client-sse",
 REASONS = {
     "messages.answers-unparseable-input-with-32700":
         "peer: over stdio a line that is not JSON is dropped without an answer. The session agreed on 2025-11-25, "
-        "whose error response may leave out an id it cannot read (JRPC-03), so JSON-RPC's -32700 can be written and "
+        "whose error response may leave out an id it cannot read (SCHEMA-02), so JSON-RPC's -32700 can be written and "
         "MSG-01 asks for it: a failure (at 2024-11-05, which has no such error, a warning). Over SSE the POST is "
         "refused with HTTP 400, which the kit accepts",
     "messages.answers-invalid-envelopes-with-32600":
@@ -51,7 +51,7 @@ REASONS = {
     "messages.refuses-ids-that-are-not-strings-or-integers":
         "peer: a ping whose id is not a string or an integer (true, false, an object, 1.5, null) is dropped without an "
         "answer. JSON-RPC answers it (MSG-01), with an error whose id 2025-11-25, the agreed revision, lets it leave "
-        "out (JRPC-03): a failure (at 2024-11-05, whose schema has no such error, a warning). Over SSE the POST is "
+        "out (SCHEMA-02): a failure (at 2024-11-05, whose schema has no such error, a warning). Over SSE the POST is "
         "accepted (202), then nothing comes",
     "lifecycle.no-later-fields-in-an-older-session":
         "peer: in a session that agreed on 2024-11-05, tools/list carries outputSchema and tools/call "
@@ -62,7 +62,7 @@ REASONS = {
         "serialized in a text block (OUT-01, a SHOULD); the structured content itself conforms (OUT-03)",
     "tools.tool-arguments-are-validated":
         "peer: in a 2025-11-25 session, arguments that are not an object are refused with an error response, where "
-        "that revision makes an input validation error a tool execution error, an isError result (TERR-01)",
+        "that revision makes an input validation error a tool execution error, an isError result (TNAME-06)",
     "tools.unknown-tool-is-a-protocol-error":
         "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
     "resources.unknown-resource-is-32002":

@@ -120,8 +120,8 @@ def test_a_mistyped_id_suggests_the_one_meant_first(typed: str, meant: str) -> N
 
 def test_nothing_close_suggests_nothing_and_says_what_ids_look_like() -> None:
     assert closest("XYZZY-77", EVERY_ID) == []
-    assert not_found("XYZZY-77", EVERY_ID) == ("unknown requirement ID 'XYZZY-77': IDs look like LC-08, TOOL-18 or "
-                                               "SHTTP-10. Or give a page such as server/tools.")
+    assert not_found("XYZZY-77", EVERY_ID) == ("unknown requirement ID 'XYZZY-77': IDs look like LC-08, TOOL-18, "
+                                               "SHTTP-10 or ELIC-03. Or give a page such as server/tools.")
     assert not_found("tols", EVERY_ID) == ("'tols' is neither a requirement ID (such as LC-08) nor a spec page: "
                                            "did you mean tools?")
 

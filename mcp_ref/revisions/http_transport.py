@@ -1,8 +1,9 @@
 """What revisions after 2024-11-05 change in the Streamable HTTP endpoint: the version header and batches.
 
-Not a spec section of its own: two rules of the transports page of later revisions, kept out of
-server_app.py so that the endpoint reads as the 2025-03-26 page describes it.
+Spec page: basic/transports
 https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#protocol-version-header
+Two rules of the transports page of later revisions, kept out of streamable_http/server_app.py so
+that the endpoint reads as the 2025-03-26 page describes it.
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
 
 1. From 2025-06-18 on, a client names the agreed revision in an ``MCP-Protocol-Version`` header
@@ -27,7 +28,6 @@ from werkzeug.wrappers import Request, Response
 
 from .. import messages
 from ..machinery.http.event_streams import OPENING, SSE_HEADERS, SseStreamWriter, client_socket, pollable
-from .session_transport import LocalStream, SessionTransport
 
 VERSION_HEADER = "MCP-Protocol-Version"
 # The revisions whose messages this server speaks, by default every one mcp_ref speaks
@@ -47,7 +47,7 @@ def version_refused(request: Request, spoken: tuple[str, ...], refuse: Refuse) -
     return None
 
 
-def post_batch(request: Request, transport: SessionTransport | None, items: list[Any], stream: LocalStream,
+def post_batch(request: Request, transport: Any, items: list[Any], stream: Any,
                keepalive: float, refuse: Refuse, accepted: Callable[[], Response]) -> Response:
     """Point 2: a POST whose body is an array, for the session ``transport`` (None: none here)."""
     session = transport.session if transport is not None else None

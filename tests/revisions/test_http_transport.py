@@ -1,4 +1,4 @@
-"""What later revisions change at the Streamable HTTP endpoint (streamable_http/later_revisions.py):
+"""What later revisions change at the Streamable HTTP endpoint (revisions/http_transport.py):
 batches in a session of 2025-03-26, and the protocol-version header of 2025-06-18.
 
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
@@ -15,7 +15,7 @@ import pytest
 
 from mcp_ref.sse import SseHttpServer
 
-from .test_server_app import INIT, INITIALIZED, call, make_server, messages_of, post, url_of
+from ..streamable_http.test_server_app import INIT, INITIALIZED, call, make_server, messages_of, post, url_of
 
 
 @pytest.fixture
