@@ -242,7 +242,7 @@ class Server(Decorators):
         if self.tools:
             capabilities["tools"] = {"listChanged": True}  # TOOL-05
         if lifecycle.since(version, "2025-03-26") and (self.prompts or self.resources):
-            capabilities["completions"] = {}  # revisions/v2025_03_26.py, item 3: what can be completed
+            capabilities["completions"] = {}  # CMPL-01: from 2025-03-26, a server that completes says so
         return capabilities
 
     def _initialize(self, ctx: RequestContext) -> dict[str, Any]:

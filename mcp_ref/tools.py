@@ -159,7 +159,7 @@ class Tool(Registered):
         if isinstance(structured, dict) and self.output_validator is not None:
             error = next(iter(self.output_validator.iter_errors(structured)), None)
             problem = str(error.message) if error is not None else None
-        if problem or not isinstance(structured, dict):
+        if problem or not isinstance(structured, dict):  # OUT-03: a result that breaks its schema is the tool's error
             return _error_result(self.name, TypeError(f"its structured result does not match its outputSchema: "
                                                       f"{problem or f'{structured!r} is not an object'}"))
         return {**result, "structuredContent": structured}
@@ -230,7 +230,7 @@ class ToolRegistry(Registry[Tool]):
         version = ctx.session.lifecycle.protocol_version if ctx is not None else LATEST_PROTOCOL_VERSION  # no session: all
         try:
             kwargs = tool.arguments(arguments)  # TOOL-08
-        except InvalidParams as exc:  # revisions/v2025_11_25.py, item 6: from 2025-11-25, for the model to fix
+        except InvalidParams as exc:  # TNAME-07: from 2025-11-25, a tool error for the model to fix
             if not since(version, "2025-11-25"):
                 raise
             return {"content": [content.text(exc.message)], "isError": True}

@@ -156,6 +156,7 @@ _TABLE: tuple[Requirement, ...] = (
     _r("TNAME-04", _TLS, "SHOULD/SHOULD NOT", "server", "Build tool names from ASCII letters, digits, underscore, hyphen and dot only: no spaces, commas or other special characters"),
     _r("TNAME-05", _TLS, "SHOULD", "server", "Give each tool of a server a distinct name"),
     _r("TNAME-06", _TLS, "SHOULD/MAY", "client", "Pass tool execution errors (isError results, which now include input validation errors) to the model so it can correct itself; protocol errors may be passed too"),
+    _r("TNAME-07", _TLS, "SHOULD (lowercase)", "server", "Report arguments that fail the inputSchema as a tool execution error (an isError result the model can read and correct), not as a protocol error (found in the page's error-handling section, appended after the first pass)"),
     # basic: messages, JSON Schema, _meta, icons
     _r("SCHEMA-01", _BAS, "MUST/MAY", "both", "Give a result response the id of its request and a result field, which may be any JSON object"),
     _r("SCHEMA-02", _BAS, "MUST", "both", "Give an error response the id of its request (unless a malformed request made it unreadable) and an error field with code and message"),

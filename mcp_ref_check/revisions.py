@@ -75,7 +75,7 @@ ID = {
     # 2025-11-25: provisional, until requirements_2025_11_25.py is written (wt-index)
     "origin-403": "SHTC-03",  # an invalid Origin gets 403 Forbidden
     "icons": "SCHEMA-13",  # icons: https or data URIs, treated as untrusted
-    "tool-input-errors": "TNAME-06",  # invalid tool input is a tool execution error (isError)
+    "tool-input-errors": "TNAME-07",  # invalid tool input is a tool execution error (isError)
     "error-id": "SCHEMA-02",  # an error response may leave out an id it could not read
 }
 

@@ -40,7 +40,7 @@ def listed_tools(t: ServerCheck) -> list[dict[str, Any]]:
     return t.info.tools
 
 
-@server_case(TOOLS, "TOOL-05", ID["annotations"], ID["icons"])
+@server_case(TOOLS, "TOOL-05")
 def annotations_and_titles_are_well_formed(t: ServerCheck) -> None:
     """In a session of the revision that brought each field: a listed tool's annotations
     (2025-03-26) are an object whose title is a string and whose hints (readOnlyHint,

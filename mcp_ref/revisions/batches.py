@@ -54,7 +54,7 @@ def receive_batch(session: Session, items: list[Any]) -> None:
             continue
         accepted.append(item)
     answers = BatchedAnswers.of(session)
-    answers.expect([item["id"] for item in accepted if "method" in item and "id" in item], refused)  # BATCH-02
+    answers.expect([item["id"] for item in accepted if "method" in item and "id" in item], refused)  # BATCH-01, BATCH-02
     for item in accepted:
         session._dispatch(encode(item))  # as if it had come alone (the reader thread runs this)
 

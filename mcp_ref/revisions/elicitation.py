@@ -59,7 +59,7 @@ def capability(version: str, *, url: bool = False) -> dict[str, Any]:
     """What a client with a handler declares, for the revision it offers: ``{}`` in 2025-06-18;
     from 2025-11-25 on the modes by name (form always, url when its handler takes it)."""
     if not since(version, "2025-11-25"):
-        return {}  # revisions/v2025_06_18.py, item 1: no modes yet
+        return {}  # ELIC-05: declared (only) with a handler; no modes yet in 2025-06-18
     return {"form": {}, "url": {}} if url else {"form": {}}  # revisions/v2025_11_25.py, item 2
 
 

@@ -42,7 +42,7 @@ Refuse = Callable[..., Response]  # server_app._error: (status, text, *, code=..
 def version_refused(request: Request, spoken: tuple[str, ...], refuse: Refuse) -> Response | None:
     """Point 1: a 400 for a header naming a revision this server does not speak, else None."""
     version = request.headers.get(VERSION_HEADER)
-    if version is not None and version not in spoken:
+    if version is not None and version not in spoken:  # HDR-04: 400 for a version it does not speak
         return refuse(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks {', '.join(spoken)}")
     return None
 
@@ -62,14 +62,14 @@ def post_batch(request: Request, transport: Any, items: list[Any], stream: Any,
             kinds.append(messages.classify(item))
         except messages.McpError as exc:
             return refuse(400, exc.message)
-        if kinds[-1] is messages.REQUEST and item["method"] == "initialize":
+        if kinds[-1] is messages.REQUEST and item["method"] == "initialize":  # BATCH-04
             return refuse(400, "Invalid Request: initialize may not be part of a batch; send it alone, first")
     answers_due = [sum(1 for kind in kinds if kind is messages.REQUEST)]
     if not answers_due[0]:
         for item, kind in zip(items, kinds, strict=True):
             transport.take(messages.encode(item), item, kind, None)
         return accepted()  # only notifications and responses: SHTTP-12
-    for item, kind in zip(items, kinds, strict=True):
+    for item, kind in zip(items, kinds, strict=True):  # BATCH-01: each as if it came in a POST of its own
         is_request = kind is messages.REQUEST
         refusal = transport.take(messages.encode(item), item, kind, stream if is_request else None)
         if refusal is not None and is_request:  # answered on the stream, as the session would have

@@ -63,7 +63,7 @@ def check(name: str, result: dict[str, Any], validator: Any) -> dict[str, Any]:
     if not isinstance(structured, dict):
         raise InvalidStructuredContent(f"tool {name!r} declared an outputSchema, but its result has no "
                                        "structuredContent object", result)
-    error = next(iter(validator.iter_errors(structured)), None)
+    error = next(iter(validator.iter_errors(structured)), None)  # OUT-04: the client checks the promise too
     if error is not None:
         where = "/".join(map(str, error.absolute_path)) or "its top"
         raise InvalidStructuredContent(f"the structuredContent of tool {name!r} does not match its outputSchema "

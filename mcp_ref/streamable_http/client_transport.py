@@ -394,7 +394,7 @@ class StreamableHttpClientTransport:
         except (ValueError, KeyError, TypeError, AttributeError):
             return
         if isinstance(version, str) and 0 < len(version) <= 32 and all(0x21 <= ord(c) <= 0x7E for c in version):
-            self.protocol_version = version
+            self.protocol_version = version  # HDR-01: sent on every later request (_headers)
 
     # --- ending -------------------------------------------------------------------------------
 

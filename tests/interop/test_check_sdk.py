@@ -62,7 +62,7 @@ REASONS = {
         "serialized in a text block (OUT-01, a SHOULD); the structured content itself conforms (OUT-03)",
     "tools.tool-arguments-are-validated":
         "peer: in a 2025-11-25 session, arguments that are not an object are refused with an error response, where "
-        "that revision makes an input validation error a tool execution error, an isError result (TNAME-06)",
+        "that revision makes an input validation error a tool execution error, an isError result (TNAME-07)",
     "tools.unknown-tool-is-a-protocol-error":
         "peer: an unknown tool comes back as an isError result, not an error response (TOOL-18)",
     "resources.unknown-resource-is-32002":
