@@ -214,8 +214,10 @@ MUTANTS: list[Mutant] = [
     # --- server/prompts --------------------------------------------------------------------------
     M("PRM-01", "mcp_ref/server.py", 'capabilities["prompts"] = {"listChanged": True}', "pass",
       "tests/pages/test_prompts.py::test_list_prompts_with_derived_arguments"),
-    M("PRM-03", "mcp_ref/content.py", '"data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}',
-      '"data": data.decode("latin-1"), "mimeType": mime_type}', "tests/pages/test_prompts.py::test_image_content_and_failures"),
+    M("PRM-03", "mcp_ref/content.py",
+      'return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}',
+      'return {"type": "image", "data": data.decode("latin-1"), "mimeType": mime_type}',
+      "tests/pages/test_prompts.py::test_image_content_and_failures"),
     M("PRM-04", "mcp_ref/content.py", "if not isinstance(uri, str) or not is_uri(uri):",
       "if not isinstance(uri, str):", "tests/pages/test_prompts.py::test_an_embedded_resource_needs_an_absolute_uri"),
     M("PRM-05", "mcp_ref/content.py", "if mime_type is None:  # PRM-05", "if False:  # PRM-05",
@@ -341,6 +343,28 @@ MUTANTS += [
       _HTTP_TESTS + "test_delete_ends_the_session"),
     M("SHTTP-40", _CLIENT, "if status == 404 and self.session_id is not None:  # SHTTP-39", "if False:  #",
       _HTTP_TESTS + "test_when_the_server_forgets_the_session_waiting_calls_fail_saying_it_expired"),
+]
+
+# The later revisions with a handshake (mcp_ref_check/requirements_2025_03_26.py, _06_18.py, _11_25.py)
+_BATCHES, _LATER_HTTP = "mcp_ref/revisions/batches.py", "mcp_ref/revisions/http_transport.py"
+MUTANTS += [
+    M("BATCH-01", "mcp_ref/server.py", "            ctx.session.on_batch = batches.receive_batch", "            pass",
+      "tests/revisions/test_batches.py::test_the_requests_of_a_batch_are_answered_by_one_array"),
+    M("BATCH-03", _BATCHES, "    if not items:  # BATCH-03", "    if False:  #",
+      "tests/revisions/test_batches.py::test_an_empty_batch_is_one_invalid_request"),
+    M("BATCH-04", _BATCHES, 'if kind is REQUEST and item["method"] == "initialize":  # BATCH-04', "if False:  #",
+      "tests/revisions/test_batches.py::test_a_batch_answers_its_invalid_members_inside_the_array_and_refuses_initialize"),
+    M("CMPL-01", "mcp_ref/server.py", 'capabilities["completions"] = {}  # CMPL-01', "pass  #",
+      "tests/revisions/test_v2025_03_26.py::test_the_completions_capability_comes_with_2025_03_26"),
+    M("HDR-01", _CLIENT, "            self.protocol_version = version  # HDR-01", "            pass  #",
+      "tests/revisions/test_v2025_06_18.py::test_every_request_after_initialize_names_the_agreed_revision"),
+    M("HDR-04", _LATER_HTTP, "if version is not None and version not in spoken:  # HDR-04", "if False:  #",
+      "tests/revisions/test_v2025_06_18.py::test_the_server_refuses_a_version_it_does_not_speak_with_400"),
+    M("OUT-03", "mcp_ref/tools.py", "if problem or not isinstance(structured, dict):  # OUT-03", "if False:  #",
+      "tests/revisions/test_tools_across_revisions.py::test_a_structured_result_that_breaks_its_schema_is_the_tools_error"),
+    M("ELIC-05", "mcp_ref/client.py", 'capabilities["elicitation"] = elicitation.capability(',
+      'capabilities["x-none"] = elicitation.capability(',
+      "tests/revisions/test_elicitation.py"),
 ]
 
 

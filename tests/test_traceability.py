@@ -154,7 +154,10 @@ def test_spec_of_a_page_lists_its_requirements() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("server/tools  https://modelcontextprotocol.io/specification/2024-11-05/server/tools")
-    assert [line.split()[0] for line in lines[2:]] == [f"TOOL-{n:02d}" for n in range(1, 20)]
+    base = lines[2:lines.index("", 2)]  # the 2024-11-05 rows, then each later revision's rows of the page
+    assert [line.split()[0] for line in base] == [f"TOOL-{n:02d}" for n in range(1, 20)]
+    later = proc.stdout.split("\n\n", 2)[2]
+    assert "revision 2025-06-18, what it added or changed on this page:" in later and "OUT-03" in later
     unknown = spec("TOOL-8")
     assert unknown.returncode == 2 and "did you mean" in unknown.stderr and "server/tools" in unknown.stderr
 
