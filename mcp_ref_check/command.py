@@ -42,7 +42,8 @@ def add_check_parser(sub: Any) -> None:
     check = sub.add_parser("check", help="check a server or a client against MCP (2024-11-05 to 2025-11-25), rule by "
                                          "rule",
                            description="The conformance checker: it grades a peer at the revision the two agree on "
-                                       "(--protocol-version pins one). Each case names its requirement IDs.")
+                                       "(mcp-ref check server or client --protocol-version V pins one). Each case names its "
+                                       "requirement IDs.")
     check.add_argument("--list", action="store_true", help="print every case with its requirement IDs and exit")
     sides = check.add_subparsers(dest="side")
 

@@ -126,6 +126,7 @@ METHODS: dict[str, Entry] = {
     # client/elicitation, a page of 2025-06-18 (mcp_ref/revisions/elicitation.py)
     "elicitation/create": Entry("client/elicitation", ("ELIC-05",), ("ELIC-09",), {-32601: ("ELIC-05",)},
                                 revision="2025-06-18"),
+    "notifications/elicitation/complete": Entry("client/elicitation", ("ELICU-11",), revision="2025-11-25"),
 }
 
 

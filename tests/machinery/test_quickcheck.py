@@ -91,7 +91,7 @@ def add_server() -> Server:
 ])
 def test_errors_are_the_validators_word_for_word(memory_client: Callable[..., Client], tap: Any,
                                                  arguments: dict[str, Any], field: str, problem: str) -> None:
-    client = memory_client(add_server())
+    client = memory_client(add_server(), protocol_versions=["2025-06-18"])  # -32602 before 2025-11-25
     with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
         client.call_tool("add", arguments)
     assert info.value.data == {"tool": "add", "field": field or None, "problem": problem}
