@@ -525,7 +525,7 @@ def main():
     "lab08-what-changed": [
         wrong(1, "answers its newest version to every client", "LC-12",
               (LAB8_NEGOTIATE, '''    return SUPPORTED_VERSIONS[0]'''),
-              says=('proposed 2024-11-05, the server chose "2025-06-18"',), alone=True),
+              says=('the server chose "2025-06-18"',), alone=True),
         wrong(2, "sends title and annotations to a 2024-11-05 client too", "LC-14",
               (LAB8_ONLY_NEW, '''        if True:'''),
               ('''            if name in OUTPUT_SCHEMAS:
@@ -549,14 +549,15 @@ def main():
               (LAB8_ONLY_NEW, '''        if name in OUTPUT_SCHEMAS:
             tool["outputSchema"] = OUTPUT_SCHEMAS[name]
         if speaks_new_version():'''),
-              says=("in a session of 2024-11-05, the server sent outputSchema (in tools/list)",), alone=True),
+              # (the kit's lifecycle.no-later-fields-in-an-older-session sees it too)
+              says=("in a session of 2024-11-05, the server sent outputSchema (in tools/list)",)),
         wrong(2, "sends a title but no annotations", "LC-14",
               ('''            tool["title"], tool["annotations"] = TITLES_AND_ANNOTATIONS[name]''',
                '''            tool["title"] = TITLES_AND_ANNOTATIONS[name][0]'''),
               says=("came without annotations",), alone=True),
         wrong(1, "speaks 2025-06-18 alone", "LC-12",
               ('''SUPPORTED_VERSIONS = ["2025-06-18", "2024-11-05"]''', '''SUPPORTED_VERSIONS = ["2025-06-18"]'''),
-              says=('proposed 2024-11-05, the server chose "2025-06-18"',)),
+              says=('the server chose "2025-06-18"',)),
     ],
 }
 

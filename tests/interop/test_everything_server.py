@@ -80,9 +80,10 @@ def test_the_kit_over_streamable_http_grades_the_transports_own_rules_as_the_spe
     where it differs from a 2024-11-05 session: it refuses requests without a session id (HTTP
     400, an error with a null id: SHTTP-38) and takes batches (SHTTP-11). A refusal before the
     session exists is an answer, not silence (a ping so refused is noted: the page allows it); where
-    the page and 2024-11-05 disagree (batches) the verdict is a warning naming both, never a MUST failure."""
+    the page and 2024-11-05 disagree (batches) the verdict is a warning naming both, never a MUST failure.
+    The kit is pinned to 2024-11-05, the session this test is about."""
     code, report, out = check_json(tmp_path, "server", "--http", everything, "--only", "lifecycle", "ping",
-                                   "basic/messages", "--timeout", "10")
+                                   "basic/messages", "--timeout", "10", "--protocol-version", "2024-11-05")
     cases = {c["name"]: c for c in report["cases"]}
     assert not [name for name, c in cases.items() if c["status"] == "FAIL"], out
     early = cases["lifecycle.survives-a-request-before-initialize"]
