@@ -62,7 +62,7 @@ def arguments_for(tool: dict[str, Any]) -> dict[str, Any]:
 
 def call_the_first_tool(url: str) -> None:
     with connect(url) as client:
-        tools = client.list_tools()
+        tools = client.list_tools() if "tools" in client.server_capabilities else []  # AR-01: only what it declared
         if tools:
             result = client.call_tool(tools[0]["name"], arguments_for(tools[0]))
             print(f"{tools[0]['name']}: {result['content']}", file=sys.stderr)

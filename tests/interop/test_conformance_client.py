@@ -40,17 +40,9 @@ CLIENT = Path(__file__).with_name("conformance_client.py")
 
 # Scenario -> why it fails on this branch today (the check that fails, and what it says).
 EXPECTED_TO_FAIL = {
-    "initialize": "our client offers 2024-11-05, the one revision it speaks, and the check wants 2025-06-18 or later "
-                  "('Version mismatch: expected 2025-11-25, got 2024-11-05'); the mock server then answers 2025-11-25, "
-                  "which our client refuses (UnsupportedProtocolVersion), so it exits 1",
-    "elicitation-sep1034-client-defaults": "elicitation (2025-06-18) is not built: mcp_ref's Client.http takes no "
-                                           "elicitation_handler yet, so conformance_client.py exits 1 before calling "
-                                           "the tool, and each of the five default checks says 'Tool was not called "
-                                           "by client'",
-    "sse-retry": "the mock server answers initialize with 2025-11-25, which our client refuses (UnsupportedProtocolVersion), "
-                 "so it never calls test_reconnection: 'Client did not attempt GET reconnection after stream closure'. "
-                 "Past the handshake it would still fail: our Streamable HTTP client does not resume a stream that "
-                 "ends before its answer (no GET with Last-Event-ID after the retry delay; client_transport.py)",
+    "sse-retry": "our Streamable HTTP client does not resume a stream that ends before its answer: no GET with "
+                 "Last-Event-ID after the retry delay (SHTC-06..08, 13 of 2025-11-25: not implemented, "
+                 "client_transport.py), so the call fails with 'the server ended the stream before answering'",
 }
 
 

@@ -34,22 +34,7 @@ from .node_peers import conformance_suite
 from .suite_results import REQUIREMENTS, Outcome, complaints, read_results, required_scenarios, table
 
 # Scenario -> why it fails on this branch today (the check that fails, and what it says).
-EXPECTED_TO_FAIL = {
-    "tools-call-audio": "audio content is a 2025-03-26 item mcp_ref does not know yet: the audio item "
-                        "test_audio_content returns is sent as JSON text, and the check says 'No audio content found'",
-    "tools-call-elicitation": "elicitation (2025-06-18) is not built: the request context has no elicit(), so "
-                              "test_elicitation ends with isError and the check says 'Server did not request "
-                              "elicitation from client'",
-    "elicitation-sep1034-defaults": "elicitation (2025-06-18, with the defaults of 2025-11-25) is not built: "
-                                    "'Server did not request elicitation from client'",
-    "elicitation-sep1330-enums": "elicitation (2025-06-18, with the enum schemas of 2025-11-25) is not built: "
-                                 "'Server did not request elicitation from client'",
-    "dns-rebinding-protection": "its probe with a valid localhost Host and Origin is an initialize POST carrying the "
-                                "header MCP-Protocol-Version: 2025-11-25; our endpoint refuses a version it does not "
-                                "speak with HTTP 400 before reading the body, even on initialize, where the body "
-                                "negotiates it; the check wants 2xx ('got 400'). The refusal of evil.example.com "
-                                "(421) passes",
-}
+EXPECTED_TO_FAIL: dict[str, str] = {}  # every server scenario of the 2025-11-25 set passes
 
 
 def test_the_conformance_suites_server_scenarios_against_our_endpoint(tmp_path: Path, record_property: Any) -> None:
