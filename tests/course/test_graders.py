@@ -531,7 +531,8 @@ def main():
               ('''            if name in OUTPUT_SCHEMAS:
                 tool["outputSchema"]''', '''            if name in OUTPUT_SCHEMAS and speaks_new_version():
                 tool["outputSchema"]'''),
-              says=("in a session of 2024-11-05, tools/list sent annotations and title",), alone=True),
+              # (the kit's lifecycle.no-later-fields-in-an-older-session sees it too)
+              says=("in a session of 2024-11-05, tools/list sent annotations and title",)),
         wrong(3, "sends structuredContent without an outputSchema", "OUT-03",
               ('''            if name in OUTPUT_SCHEMAS:
                 tool["outputSchema"] = OUTPUT_SCHEMAS[name]  # OUT-03
