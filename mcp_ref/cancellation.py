@@ -131,7 +131,9 @@ def receive(params: dict[str, Any], running: Callable[[RequestId], Running | Non
     request_id = params.get("requestId")
     reason = params.get("reason")
     ctx = running(request_id) if messages.is_valid_id(request_id) else None
-    if ctx is None:  # CAN-07, CAN-08, CAN-14, CAN-15, CAN-16: unknown, finished or malformed
+    # CAN-07, CAN-08
+    # CAN-14, CAN-15
+    if ctx is None:  # CAN-16: unknown, finished or malformed
         log.debug("ignoring cancellation of unknown request %r", request_id)
         return
     # CAN-09: a request that cannot be interrupted ignores the cancellation
@@ -139,5 +141,6 @@ def receive(params: dict[str, Any], running: Callable[[RequestId], Running | Non
         return
     # CAN-12, CAN-21: the reason is logged, and kept for the handler in ctx.cancel_reason
     log.info("peer cancelled request %r (%s): %s", request_id, ctx.method, reason)
-    # CAN-04, CAN-05, CAN-18: the handler is told, so it can stop and let go of what it holds
+    # CAN-04, CAN-05
+    # CAN-18: the handler is told, so it can stop and let go of what it holds
     ctx.cancellation.set(reason if isinstance(reason, str) else None)

@@ -122,7 +122,8 @@ class Client:
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
         self.notification_handlers: dict[str, Callable[[dict[str, Any]], None] | None] = {
-            "notifications/message": on_log_message,  # LOG-09, LOG-10, LOG-11, LOG-12: the host shows or keeps them
+            # LOG-09, LOG-10
+            "notifications/message": on_log_message,  # LOG-11, LOG-12: the host shows or keeps them
             "notifications/resources/updated": (  # server/resources
                 (lambda params: on_resource_updated(params.get("uri", ""))) if on_resource_updated else None),
             "notifications/resources/list_changed": (lambda p: on_list_changed("resources")) if on_list_changed else None,
@@ -388,7 +389,8 @@ class Client:
     def _require(self, capability: str, flag: str | None = None, *, method: str) -> None:
         """AR-01, LC-15: refuse locally, with no round trip, what the server did not declare."""
         declared = self.server_capabilities.get(capability)
-        # AR-01, LC-15, LC-21, PRM-12: a capability the server lacks fails here, clearly
+        # AR-01, LC-15
+        # LC-21, PRM-12: a capability the server lacks fails here, clearly
         if not isinstance(declared, dict) or (flag is not None and not declared.get(flag)):
             what = capability + (f".{flag}" if flag else "")
             raise MethodNotFound(f"the server did not declare the {what!r} capability, so it does not support {method}")

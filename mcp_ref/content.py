@@ -227,7 +227,8 @@ class EmbeddedResource(_Value):
         self.annotations = annotations
 
     def to_content(self) -> dict[str, Any]:
-        item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-04, PRM-05, PRM-06
+        # PRM-04, PRM-05
+        item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-06
         if self.annotations is not None:
             item["annotations"] = self.annotations
         return item

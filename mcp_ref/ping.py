@@ -52,7 +52,8 @@ def keep_alive(session: Session, interval: float, timeout: float | None = None) 
             try:
                 session.request(METHOD, timeout=wait)
             except RequestTimeout:
-                # PING-03, PING-09, PING-11: an unanswered ping is logged and ends the connection
+                # PING-03, PING-09
+                # PING-11: an unanswered ping is logged and ends the connection
                 log.warning("%s: no answer to ping within %g s; closing the connection", session.name, wait)
                 session.close(f"the peer did not answer a ping within {wait:g} s")
                 return

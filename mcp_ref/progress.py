@@ -110,14 +110,17 @@ class Reporter:
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or not math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
-        # PROG-10, PROG-11, PROG-17: whether and how often to report is the handler's choice
-        if self.token is None or self._finished:  # PROG-08, PROG-09, PROG-15
+        # PROG-10, PROG-11
+        # PROG-17: whether and how often to report is the handler's choice
+        # PROG-08, PROG-09
+        if self.token is None or self._finished:  # PROG-15
             return
         # PROG-16: each value larger than the last, whether or not total is known
         if self._last is not None and progress <= self._last:  # PROG-06
             raise ValueError(f"progress must increase with each notification: {progress} after {self._last}")
         self._last = progress
-        # PROG-03, PROG-04, PROG-07: the request's own token and the work done so far (a float is fine)
+        # PROG-03, PROG-04
+        # PROG-07: the request's own token and the work done so far (a float is fine)
         params: dict[str, Any] = {"progressToken": self.token, "progress": progress}
         if total is not None:  # PROG-05, PROG-12: total only when it is known
             params["total"] = total

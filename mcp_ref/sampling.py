@@ -175,9 +175,17 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: An
         raise InvalidParams("Invalid params: this client did not declare sampling.tools; send no tools or toolChoice",
                             {"field": "tools"})
     check_params(params, tools)  # SAMP-09
-    # SAMP-01, SAMP-02, SAMP-03, SAMP-04, SAMP-08, SAMP-13, SAMP-18, OV-14, OV-15: every request goes
+    # SAMP-01, SAMP-02
+    # SAMP-03, SAMP-04
+    # SAMP-08, SAMP-13
+    # SAMP-18, OV-14
+    # OV-15: every request goes
     # to the host's handler, which shows it, may edit or refuse it, and approves the answer.
-    # SAMP-06, SAMP-10, SAMP-14, SAMP-15, SAMP-16, SAMP-17, SAMP-19, SAMP-20, SAMP-21, SAMP-22,
+    # SAMP-06, SAMP-10
+    # SAMP-14, SAMP-15
+    # SAMP-16, SAMP-17
+    # SAMP-19, SAMP-20
+    # SAMP-21, SAMP-22: ,
     # SAMP-23: the params arrive untouched (model hints in their order), for the host to weigh.
     result = handler(params)
     if isinstance(result, str):

@@ -231,7 +231,8 @@ class Server(Decorators):
     def capabilities(self, version: str | None = None) -> dict[str, Any]:
         """The ``capabilities`` object of the initialize result, from what is registered (AR-02),
         for a session of revision ``version`` (None: the base, 2024-11-05)."""
-        # AR-02, BASE-02, LC-02: every feature registered is declared, and only those
+        # AR-02, BASE-02
+        # LC-02: every feature registered is declared, and only those
         capabilities: dict[str, Any] = {}
         if self.logging:
             capabilities["logging"] = {}  # LOG-01
@@ -266,7 +267,8 @@ class Server(Decorators):
         if required is None and ctx.method in LATER_CAPABILITY:  # a later revision's gate, if this session speaks it
             needed, revision = LATER_CAPABILITY[ctx.method]
             required = (needed, None) if lifecycle.since(ctx.session.lifecycle.protocol_version, revision) else None
-        if required is not None:  # AR-01, LC-15, LC-21: serve only what this client was told we support
+        # LC-15, LC-21: serve only what this client was told we support
+        if required is not None:  # AR-01
             capability = ctx.session.lifecycle.capabilities.get(required[0])
             if capability is None or (required[1] is not None and not capability.get(required[1])):
                 what = required[0] + (f".{required[1]}" if required[1] else "")

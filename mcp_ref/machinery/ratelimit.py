@@ -38,7 +38,8 @@ class RateLimit:
             now = time.monotonic()
             self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.per_second)
             self._stamp = now
-            if self._tokens >= 1:  # TOOL-10, CMP-03, CMP-09: within the rate, or refused below
+            # TOOL-10, CMP-03
+            if self._tokens >= 1:  # CMP-09: within the rate, or refused below
                 self._tokens -= 1
                 return
             wait = (1 - self._tokens) / self.per_second

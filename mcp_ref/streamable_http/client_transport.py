@@ -162,7 +162,8 @@ class StreamableHttpClientTransport:
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
         deadline = time.monotonic() + bound
         try:
-            # SHTTP-09, SHTTP-10, SHTTP-11: every message (one, never a batch) its own POST, ready for
+            # SHTTP-09, SHTTP-10
+            # SHTTP-11: every message (one, never a batch) its own POST, ready for
             # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
             # connect and to wait for the answer to begin. Sent once more if it crossed the close
             # of an idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
@@ -224,7 +225,8 @@ class StreamableHttpClientTransport:
             finally:
                 response.close()
             self._deliver(body)
-        elif kind == "text/event-stream":  # SHTTP-15, SHTTP-16, SHTTP-17, SHTTP-29: read on, on a thread of its own
+        # SHTTP-15, SHTTP-16
+        elif kind == "text/event-stream":  # SHTTP-17, SHTTP-29: read on, on a thread of its own
             stream = ResponseStream(response, msg["id"], msg["method"])
             if stream.socket is not None:
                 stream.socket.settimeout(None)  # it may stay quiet as long as its request runs

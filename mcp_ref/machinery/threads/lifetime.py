@@ -44,7 +44,8 @@ def untrack(obj: Closable) -> None:
 def _close_left_open() -> None:
     left_open = [obj for obj in list(_open) if not obj.is_closed]
     for obj in left_open:
-        obj.close()  # LC-16, LC-17, LC-18: a spawned server is shut down with its client
+        # LC-16, LC-17
+        obj.close()  # LC-18: a spawned server is shut down with its client
     for obj in left_open:
         warnings.warn(f"{obj!r} was still open at exit: use `with Client...` or call close()", ResourceWarning,
                       stacklevel=1)
