@@ -18,7 +18,8 @@ with its spec link and the place in the code that does it:
    elicitation (its page: ``elicitation.py``), the ``MCP-Protocol-Version`` header, completion
    context.
 3. ``v2025_11_25.py``: icons, JSON Schema 2020-12 as the default dialect, URL elicitation, tools
-   in sampling, tool-name guidance, input errors as tool errors.
+   in sampling, tool-name guidance, input errors as tool errors, event streams that are polled
+   (its page: ``stream_resumption.py``).
 
 How a revision hooks in: the revisions mcp_ref speaks are listed, in the order they were
 published, in lifecycle.py (``REVISIONS``), and a base page asks ``lifecycle.since(version,

@@ -9,7 +9,8 @@ https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sendin
 1. From 2025-06-18 on, a client names the agreed revision in an ``MCP-Protocol-Version`` header
    on every request after ``initialize``; a server answers 400 to a version it does not speak
    (``version_refused``). A header naming another revision the server speaks is taken: the
-   session already knows which one it agreed on.
+   session already knows which one it agreed on. Our client learns the version from the
+   server's answer to ``initialize`` (``agreed_version``) and sends it from then on.
 2. In a session of 2025-03-26, the body of a POST may be a JSON-RPC batch, an array of messages
    (revisions/batches.py says what a batch is). ``post_batch`` takes each message of the array as
    if it had come in a POST of its own; an array without requests is answered 202, and one with
@@ -44,6 +45,19 @@ def version_refused(request: Request, spoken: tuple[str, ...], refuse: Refuse) -
     version = request.headers.get(VERSION_HEADER)
     if version is not None and version not in spoken:  # HDR-04: 400 for a version it does not speak
         return refuse(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks {', '.join(spoken)}")
+    return None
+
+
+def agreed_version(data: bytes, initialize_id: Any) -> str | None:
+    """Point 1, the client's side: the version the server chose, if ``data`` is its answer to
+    our ``initialize`` (``initialize_id``) and names one that can go in a header; else None."""
+    try:
+        msg = json.loads(data)
+        version = msg["result"]["protocolVersion"] if msg.get("id") == initialize_id else None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if isinstance(version, str) and 0 < len(version) <= 32 and all(0x21 <= ord(c) <= 0x7E for c in version):
+        return version  # HDR-01: the client sends it on every later request
     return None
 
 

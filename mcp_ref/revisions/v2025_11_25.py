@@ -28,6 +28,11 @@ Changes
    model can read and correct, no longer a protocol error (tools.py ``ToolRegistry.call``).
 7. Tool names: 1 to 128 characters of ``A-Z a-z 0-9 _ - .`` (a SHOULD: tools.py ``Tool`` warns).
 8. An ``Origin`` the server refuses gets HTTP 403.
+9. Streamable HTTP's event streams may be polled: a server may end a stream's connection early
+   after an event with an id, having sent ``retry``; the client waits that long and resumes the
+   stream with a GET carrying ``Last-Event-ID`` (stream_resumption.py, the client's side; our
+   server ends no stream early, so it gives its events no ids).
+   https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
 """
 
 from __future__ import annotations

@@ -36,11 +36,16 @@ A POST that fails because the server closed a kept-alive connection without answ
 close idle connections: Node after 5 s) is sent once more on a fresh connection, since the server
 never read it; any other failure to reach the server ends the connection.
 
+7. A stream that ends (or breaks) before it is done is resumed where the server gave its events
+   ids: after the server's ``retry`` time, a GET with ``Last-Event-ID`` carries it on, for a
+   POST's stream and for the GET stream alike (SHTTP-32, SHTC-06..08, 13; resumption.py says how,
+   with its bounds: revisions/stream_resumption.py).
+
 What the transport does that the page leaves open: a request whose stream ends (or breaks)
-before its answer can never be answered, since we do not resume streams (SHTTP-31..33). If the
-server cannot be reached any more, the connection ends (as in point 5); if it can, the transport
-answers that one request itself, with a -32000 error whose ``data`` says so, so the caller hears
-at once rather than at its timeout. A cancelled request's stream is closed by us after the
+before its answer and cannot be resumed (no event id, or the resuming failed) can never be
+answered. If the server cannot be reached any more, the connection ends (as in point 5); if it
+can, the transport answers that one request itself, with a -32000 error whose ``data`` says so,
+so the caller hears at once rather than at its timeout. A cancelled request's stream is closed by us after the
 ``notifications/cancelled`` went out. Every wait is bounded: a POST by the timeout the session
 gives it (a request's own, LC-24), a JSON body by the same, the GET by ``timeout``; open
 streams may then stay idle (``Client(ping_interval=...)`` watches over the connection). An
@@ -62,24 +67,12 @@ import time
 from typing import Any
 
 from .. import messages
-from ..machinery.http.client_plumbing import (
-    MCP_ENDPOINT,
-    HttpError,
-    ResponseStream,
-    answers,
-    could_not_reach,
-    http_session,
-    open_event_stream,
-    post_resent_once,
-    read_body,
-    short_reads,
-    socket_of,
-    sse_events,
-    stop_reading,
-    why_refused,
-)
+from ..machinery.http import client_plumbing as plumbing  # the HTTP plumbing (its docstring says what each does)
+from ..machinery.http.client_plumbing import Cursor, HttpError, ResponseStream, short_reads, sse_events
 from ..machinery.memory import put_end_marker
 from ..messages import ConnectionClosed, RequestId
+from ..revisions.http_transport import agreed_version
+from ..revisions.stream_resumption import LAST_EVENT_ID_HEADER, Tries, delay, resume
 
 log = logging.getLogger("mcp_ref.streamable_http")
 
@@ -91,7 +84,6 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one JSON body or one event
 DEFAULT_MAX_QUEUED = 1000  # messages read and not yet taken by the session
 DELETE_TIMEOUT = 2.0  # seconds closing waits for the server to take the DELETE
 PROBE_TIMEOUT = 2.0  # seconds to learn whether the server is still there, after a stream broke
-REOPEN_DELAY = 1.0  # seconds before the GET stream is opened again after it ended
 GET_WAIT = 2.0  # seconds the initialized POST waits for the server's answer to the GET (point 4)
 
 
@@ -115,7 +107,7 @@ class StreamableHttpClientTransport:
         self.max_message_bytes = max_message_bytes
         self.session_id: str | None = None
         self.protocol_version: str | None = None
-        self._http = http_session(url, headers, proxies, verify)
+        self._http = plumbing.http_session(url, headers, proxies, verify)
         self._inbox: queue.Queue[bytes | None] = queue.Queue(max_queued)
         self._lock = threading.Lock()
         self._streams: dict[RequestId, ResponseStream] = {}
@@ -167,7 +159,7 @@ class StreamableHttpClientTransport:
             # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
             # connect and to wait for the answer to begin. Sent once more if it crossed the close
             # of an idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
-            response = post_resent_once(self._http, lambda left: self._http.post(
+            response = plumbing.post_resent_once(self._http, lambda left: self._http.post(
                 self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
         except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
             if self._reached and isinstance(exc, requests.Timeout):
@@ -183,7 +175,7 @@ class StreamableHttpClientTransport:
         try:
             self._take_response(response, msg, is_request, deadline)
         except BaseException:
-            stop_reading(socket_of(response), response)
+            plumbing.stop_reading(plumbing.socket_of(response), response)
             raise
         if method == "notifications/initialized":
             self._initialized_sent.set()
@@ -203,7 +195,7 @@ class StreamableHttpClientTransport:
         if status == 404 and self.session_id is not None:  # SHTTP-39, SHTTP-40: our session is no more
             raise self._expired()
         if not 200 <= status < 300:
-            why = why_refused(response, max(0.1, deadline - time.monotonic()))
+            why = plumbing.why_refused(response, max(0.1, deadline - time.monotonic()))
             response.close()
             raise HttpError(f"POST to {self.url} answered HTTP {status} {response.reason}: {why}", status)
         if is_request and msg["method"] == "initialize":
@@ -217,7 +209,7 @@ class StreamableHttpClientTransport:
             return
         if kind == "application/json":  # SHTTP-14, SHTTP-15: one JSON object, the answer
             try:
-                body = read_body(response, deadline, self.max_message_bytes)
+                body = plumbing.read_body(response, deadline, self.max_message_bytes)
             except TimeoutError:
                 raise TimeoutError(f"POST to {self.url}: the answer did not arrive whole in time") from None
             except (OSError, ValueError) as exc:
@@ -228,8 +220,6 @@ class StreamableHttpClientTransport:
         # SHTTP-15, SHTTP-16
         elif kind == "text/event-stream":  # SHTTP-17, SHTTP-29: read on, on a thread of its own
             stream = ResponseStream(response, msg["id"], msg["method"])
-            if stream.socket is not None:
-                stream.socket.settimeout(None)  # it may stay quiet as long as its request runs
             with self._lock:
                 if self._closing.is_set():
                     stream.abandon()
@@ -245,7 +235,7 @@ class StreamableHttpClientTransport:
     def _gone(self, exc: Exception, timeout: float) -> ConnectionClosed:
         """The server cannot be reached: the connection ends, so every call waiting on it fails at
         once, saying what happened and what to check, as HTTP with SSE says it (http/client_plumbing.py)."""
-        reason = could_not_reach(self.url, exc, timeout, reached=self._reached, endpoint=MCP_ENDPOINT)
+        reason = plumbing.could_not_reach(self.url, exc, timeout, reached=self._reached, endpoint=plumbing.MCP_ENDPOINT)
         self._end(reason)
         return ConnectionClosed(reason)
 
@@ -259,26 +249,38 @@ class StreamableHttpClientTransport:
     # --- reading streams ----------------------------------------------------------------------
 
     def _read_stream(self, stream: ResponseStream) -> None:
-        """Hand every message of a POST's stream to the session, until the answer (SHTTP-16)."""
+        """Hand every message of a POST's stream to the session, until the answer (SHTTP-16),
+        resuming the stream if it ends before that and the server allows it (point 7)."""
         answered, problem = False, "the server ended the stream"
+        cursor, tries = Cursor(), Tries()
         try:
-            for event, data in sse_events(short_reads(stream.response), self.max_message_bytes):
-                if event != "message":
-                    continue  # other event types are not ours
-                payload = data.encode("utf-8")
-                if not self._deliver(payload):
-                    return  # closing
-                if answers(payload, stream.request_id):
-                    answered = True
-                    return
-        except Exception as exc:  # broken, or hostile (an event too large, bytes not UTF-8)
-            problem = f"the stream broke ({exc})"
+            while True:
+                try:
+                    for event, data in sse_events(short_reads(stream.response), self.max_message_bytes, cursor):
+                        if event != "message":
+                            continue  # other event types are not ours
+                        payload = data.encode("utf-8")
+                        if not self._deliver(payload):
+                            return  # closing
+                        if plumbing.answers(payload, stream.request_id):
+                            answered = True
+                            return
+                    problem = "the server ended the stream"
+                except Exception as exc:  # broken, or hostile (an event too large, bytes not UTF-8)
+                    problem = f"the stream broke ({exc})"
+                plumbing.stop_reading(stream.socket, stream.response)
+                resumed = None if self._closing.is_set() else resume(  # point 7
+                    self._http, self.url, self._headers(accept="text/event-stream"), cursor, self.timeout,
+                    stream.abandoned, tries)
+                if resumed is None:
+                    break
+                stream.carry_on(resumed)
         finally:
             with self._lock:
                 if self._streams.get(stream.request_id) is stream:
                     del self._streams[stream.request_id]
-            stop_reading(stream.socket, stream.response)
-            if not answered and not stream.abandoned and not self._closing.is_set():
+            plumbing.stop_reading(stream.socket, stream.response)
+            if not answered and not stream.abandoned.is_set() and not self._closing.is_set():
                 self._stream_lost(stream, problem)
 
     def _stream_lost(self, stream: ResponseStream, problem: str) -> None:
@@ -296,8 +298,8 @@ class StreamableHttpClientTransport:
         self._answer_for_server(stream.request_id, stream.method, f"{problem} before answering")
 
     def _answer_for_server(self, request_id: RequestId, method: str, what: str) -> None:
-        """A request that can never be answered now (no stream left to bring the answer: we do
-        not resume streams) fails at once: the transport hands the session an error answer of
+        """A request that can never be answered now (no stream left to bring the answer, and
+        none to resume) fails at once: the transport hands the session an error answer of
         its own making, which says so in its ``data``."""
         error = ConnectionClosed(f"Connection closed: {what} to {messages.printable(method)}",
                                  {"transport": "streamable-http", "note": "made by the client's transport, "
@@ -317,10 +319,10 @@ class StreamableHttpClientTransport:
     def _listen(self) -> None:
         """The GET stream (SHTTP-23): opened, read, and opened again when the server ends it,
         until the server refuses it, the session ends or we close (point 4)."""
-        asked_again = False
+        asked_again, cursor = False, Cursor()
         try:
             while not self._closing.is_set():
-                response, status = self._open_get()
+                response, status = self._open_get(cursor.last_event_id)
                 if response is None and status is not None and not asked_again and status not in (404, 405):
                     # Refused, perhaps only until the server is initialized: once more after the POST.
                     asked_again = True
@@ -331,15 +333,13 @@ class StreamableHttpClientTransport:
                 if response is None:
                     return
                 stream = ResponseStream(response, "", "GET")
-                if stream.socket is not None:
-                    stream.socket.settimeout(None)  # it may stay idle (ping_interval watches the connection)
                 with self._lock:
                     self._listening = stream
                 if self._closing.is_set():
                     stream.abandon()
                 self._get_answered.set()  # the server holds our stream: what it sends from now on comes here
                 try:
-                    for event, data in sse_events(short_reads(response), self.max_message_bytes):
+                    for event, data in sse_events(short_reads(response), self.max_message_bytes, cursor):
                         if event == "message" and not self._deliver(data.encode("utf-8")):
                             return
                 except Exception as exc:
@@ -347,20 +347,24 @@ class StreamableHttpClientTransport:
                 finally:
                     with self._lock:
                         self._listening = None
-                    stop_reading(stream.socket, response)
-                self._closing.wait(REOPEN_DELAY)  # SHTTP-28: the server ended it; open it again (the answer tells all is well)
+                    plumbing.stop_reading(stream.socket, response)
+                # SHTTP-28: the server ended it; open it again (the answer tells all is well), from
+                # the last event id if it gave one, after its retry time (SHTC-11, SHTC-13)
+                self._closing.wait(delay(cursor))  # (a second, if it named none)
         finally:
             self._get_answered.set()
 
-    def _open_get(self) -> tuple[Any, int | None]:
+    def _open_get(self, last_event_id: str | None = None) -> tuple[Any, int | None]:
         """One GET for the stream: ``(response, 200)`` when it is open; ``(None, status)`` when the
         server refused it (405: it offers none, SHTTP-25; 404: the session is gone); ``(None, None)``
         when it could not be asked (the server is gone: the connection ends)."""
         import requests
 
-        try:  # SHTTP-24: it accepts an event stream
-            response, status = open_event_stream(self._http, self.url, self._headers(accept="text/event-stream"),
-                                                 self.timeout)
+        headers = self._headers(accept="text/event-stream")  # SHTTP-24: it accepts an event stream
+        if last_event_id is not None:
+            headers[LAST_EVENT_ID_HEADER] = last_event_id  # SHTTP-32: where the stream left off
+        try:
+            response, status = plumbing.open_event_stream(self._http, self.url, headers, self.timeout)
         except requests.ConnectionError as exc:
             if not self._closing.is_set():
                 self._gone(exc, self.timeout)
@@ -378,8 +382,8 @@ class StreamableHttpClientTransport:
     def _deliver(self, data: bytes) -> bool:
         """Into the session's inbox, waiting for room (a slow session slows the reading of the
         streams, never loses a message); False if the transport closed meanwhile."""
-        if self.protocol_version is None and self._initialize_id is not None:
-            self._note_version(data)
+        if self.protocol_version is None and self._initialize_id is not None:  # HDR-01: sent from now on
+            self.protocol_version = agreed_version(data, self._initialize_id)  # (revisions/http_transport.py)
         while not self._closing.is_set():
             try:
                 self._inbox.put(data, timeout=0.5)
@@ -387,16 +391,6 @@ class StreamableHttpClientTransport:
             except queue.Full:
                 continue
         return False
-
-    def _note_version(self, data: bytes) -> None:
-        """The version the server chose in its answer to initialize: sent as a header from now on."""
-        try:
-            msg = json.loads(data)
-            version = msg["result"]["protocolVersion"] if msg.get("id") == self._initialize_id else None
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return
-        if isinstance(version, str) and 0 < len(version) <= 32 and all(0x21 <= ord(c) <= 0x7E for c in version):
-            self.protocol_version = version  # HDR-01: sent on every later request (_headers)
 
     # --- ending -------------------------------------------------------------------------------
 

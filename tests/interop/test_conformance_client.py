@@ -39,11 +39,7 @@ from .suite_results import REQUIREMENTS, complaints, read_results, required_scen
 CLIENT = Path(__file__).with_name("conformance_client.py")
 
 # Scenario -> why it fails on this branch today (the check that fails, and what it says).
-EXPECTED_TO_FAIL = {
-    "sse-retry": "our Streamable HTTP client does not resume a stream that ends before its answer: no GET with "
-                 "Last-Event-ID after the retry delay (SHTC-06..08, 13 of 2025-11-25: not implemented, "
-                 "client_transport.py), so the call fails with 'the server ended the stream before answering'",
-}
+EXPECTED_TO_FAIL: dict[str, str] = {}
 
 
 def test_the_conformance_suites_client_scenarios_against_our_client(tmp_path: Path, record_property: Any) -> None:

@@ -15,10 +15,13 @@ client ends of both HTTP transports raise for a refused request). In short:
    response would hold events back until a buffer fills), each read ending by ``deadline()``.
 4. ``read_body(response, deadline, limit)``: a whole body within a deadline and a size;
    ``open_event_stream(session, url, headers, timeout)``: a GET answered with an event stream.
-5. ``sse_events(chunks, limit)``: ``(event, data)`` for each event of a ``text/event-stream``:
-   lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several ``data:`` lines joined
-   with newlines), comments and other fields skipped, an event dispatched at a blank line.
-   An event larger than ``limit`` bytes is an error (a hostile server must not fill memory).
+5. ``sse_events(chunks, limit, cursor)``: ``(event, data)`` for each event of a
+   ``text/event-stream``: lines ending in LF or CRLF, ``event:`` and ``data:`` fields (several
+   ``data:`` lines joined with newlines), comments and unknown fields skipped, an event
+   dispatched at a blank line, and not at all when its data is empty (an event that only carries
+   an id). ``id:`` and ``retry:`` are kept in the ``Cursor`` given, for resuming the stream
+   (streamable_http/resumption.py). An event larger than ``limit`` bytes is an error (a hostile
+   server must not fill memory).
 6. ``why_refused(response, timeout)``: why the server refused a request, in its own words when
    its body is a JSON-RPC error, else the body's first words.
 7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
@@ -39,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -146,11 +150,25 @@ def first_words(response: Any, timeout: float, limit: int = 200) -> str:
     return " ".join(body.decode("utf-8", "replace").split())[:limit]
 
 
-def sse_events(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[str, str]]:
+@dataclass
+class Cursor:
+    """Where an event stream stands, as its ``id:`` and ``retry:`` fields left it: the id of the
+    last event received (sent back as ``Last-Event-ID`` to resume the stream) and the delay the
+    server asked a client to wait before reconnecting, in milliseconds."""
+
+    last_event_id: str | None = None
+    retry_ms: int | None = None
+
+
+MAX_EVENT_ID = 256  # characters: an id is sent back in a header, so a longer one is not kept
+
+
+def sse_events(chunks: Iterator[bytes], limit: int, cursor: Cursor) -> Iterator[tuple[str, str]]:
     """``(event type, data)`` for each event in the stream (point 5); the type defaults to
-    ``message``. ``ValueError`` for an event over ``limit`` bytes or a line that is not UTF-8."""
+    ``message``; ``cursor`` keeps the ids and the retry. ``ValueError`` for an event over ``limit``
+    bytes or a line that is not UTF-8."""
     buffer = b""
-    event, size = "", 0
+    event, size, event_id = "", 0, cursor.last_event_id
     data: list[str] = []
     for chunk in chunks:
         buffer += chunk
@@ -162,9 +180,10 @@ def sse_events(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[str, str]]
                 break
             raw, buffer = buffer[:cut], buffer[cut + 1:]
             line = (raw[:-1] if raw.endswith(b"\r") else raw).decode("utf-8")
-            if not line:  # a blank line ends the event
-                if data:
-                    yield event or "message", "\n".join(data)
+            if not line:  # a blank line ends the event; its id counts even when it has no data
+                cursor.last_event_id = event_id
+                if data and (joined := "\n".join(data)):
+                    yield event or "message", joined
                 event, data, size = "", [], 0
                 continue
             if line.startswith(":"):
@@ -178,7 +197,10 @@ def sse_events(chunks: Iterator[bytes], limit: int) -> Iterator[tuple[str, str]]
                 size += len(value)
                 if size > limit:
                     raise ValueError(f"an event of the stream is larger than {limit} bytes")
-            # "id", "retry" and unknown fields: we do not resume streams, so nothing to keep
+            elif name == "id" and len(value) <= MAX_EVENT_ID and all(0x20 <= ord(c) <= 0x7E for c in value):
+                event_id = value or None  # an empty id clears it (SSE); one we could not send back is not kept
+            elif name == "retry" and value.isascii() and value.isdigit():
+                cursor.retry_ms = int(value)
 
 
 # --- what a refused or broken request says ---------------------------------------------------------
@@ -211,18 +233,27 @@ def closed_before_answering(exc: Exception) -> bool:
 
 class ResponseStream:
     """One streaming response (a POST's event stream, or the GET stream), read by a thread of
-    its own until the answer to ``request_id`` (for the GET stream: none); ``abandon`` stops it."""
+    its own until the answer to ``request_id`` (for the GET stream: none); ``abandon`` stops it.
+    It may stay quiet as long as its request runs (the GET stream: as long as the session lasts;
+    ``Client(ping_interval=...)`` watches over the connection), so its reads wait for no deadline."""
 
     def __init__(self, response: Any, request_id: RequestId, method: str) -> None:
-        self.response = response
         self.request_id = request_id
         self.method = method
-        self.socket = socket_of(response)
-        self.abandoned = False  # we closed it ourselves: cancelled, or the transport closed
+        self.abandoned = threading.Event()  # we closed it ourselves: cancelled, or the transport closed
+        self.carry_on(response)
 
     def abandon(self) -> None:
-        self.abandoned = True
+        self.abandoned.set()  # (which also wakes a reader waiting to resume it)
         stop_reading(self.socket, self.response)
+
+    def carry_on(self, response: Any) -> None:
+        """Read ``response`` from now on: the stream's own, or the one that resumed it."""
+        self.response, self.socket = response, socket_of(response)
+        if self.socket is not None:
+            self.socket.settimeout(None)
+        if self.abandoned.is_set():  # abandoned meanwhile: it set the flag before it read the socket
+            stop_reading(self.socket, self.response)
 
 
 def answers(data: bytes, request_id: RequestId) -> bool:
