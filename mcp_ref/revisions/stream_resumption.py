@@ -56,17 +56,21 @@ MAX_TRIES = 3  # tries to resume from one event id
 
 
 class Tries:
-    """How many times in a row a stream was resumed from the same event id."""
+    """How many times in a row a stream was resumed from the same event id, and, once resuming
+    has stopped, why (for the error the request then fails with)."""
 
     def __init__(self) -> None:
         self.event_id: str | None = None
         self.count = 0
+        self.stopped: str | None = None
 
     def another(self, event_id: str) -> bool:
         """Whether one more try from ``event_id`` is allowed (and count it)."""
         if event_id != self.event_id:
             self.event_id, self.count = event_id, 0
         self.count += 1
+        if self.count > MAX_TRIES:
+            self.stopped = f"{MAX_TRIES} tries to resume it from event {event_id!r} brought nothing new"
         return self.count <= MAX_TRIES
 
 
@@ -81,16 +85,20 @@ def resume(http: Any, url: str, headers: dict[str, str], cursor: Cursor, timeout
            stop: threading.Event, tries: Tries) -> Any | None:
     """The response that carries the stream on from ``cursor``, or None when it cannot be resumed:
     no event id to resume from, too many tries, ``stop`` set while waiting (abandoned), the server
-    unreachable or answering with no event stream. Raises nothing."""
+    unreachable or answering with no event stream (``tries.stopped`` then says which). Raises
+    nothing."""
     event_id = cursor.last_event_id
     if event_id is None or not tries.another(event_id):
         return None
     if stop.wait(delay(cursor)):  # SHTC-08: not before the server's retry time
         return None
     try:  # SHTTP-32, SHTC-13: a GET naming the last event received, for a POST's stream as for a GET's
-        response, _status = open_event_stream(http, url, {**headers, LAST_EVENT_ID_HEADER: event_id}, timeout)
-    except Exception:  # requests' exceptions: the caller learns what it needs from the server's silence
+        response, status = open_event_stream(http, url, {**headers, LAST_EVENT_ID_HEADER: event_id}, timeout)
+    except Exception as exc:  # requests' exceptions (the caller then asks whether the server is there)
+        tries.stopped = f"the GET to resume it from event {event_id!r} failed ({type(exc).__name__})"
         return None
+    if response is None:
+        tries.stopped = f"resuming it from event {event_id!r} was refused: HTTP {status}, no event stream"
     return response
 
 

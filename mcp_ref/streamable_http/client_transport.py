@@ -269,7 +269,7 @@ class StreamableHttpClientTransport:
                 except Exception as exc:  # broken, or hostile (an event too large, bytes not UTF-8)
                     problem = f"the stream broke ({exc})"
                 plumbing.stop_reading(stream.socket, stream.response)
-                resumed = None if self._closing.is_set() else resume(  # point 7
+                resumed = None if self._closing.is_set() else resume(  # SHTC-06: poll, resume it (point 7)
                     self._http, self.url, self._headers(accept="text/event-stream"), cursor, self.timeout,
                     stream.abandoned, tries)
                 if resumed is None:
@@ -281,7 +281,7 @@ class StreamableHttpClientTransport:
                     del self._streams[stream.request_id]
             plumbing.stop_reading(stream.socket, stream.response)
             if not answered and not stream.abandoned.is_set() and not self._closing.is_set():
-                self._stream_lost(stream, problem)
+                self._stream_lost(stream, problem if tries.stopped is None else f"{problem} ({tries.stopped})")
 
     def _stream_lost(self, stream: ResponseStream, problem: str) -> None:
         """A stream ended before its answer. If the server cannot be reached any more, the whole
@@ -349,7 +349,7 @@ class StreamableHttpClientTransport:
                         self._listening = None
                     plumbing.stop_reading(stream.socket, response)
                 # SHTTP-28: the server ended it; open it again (the answer tells all is well), from
-                # the last event id if it gave one, after its retry time (SHTC-11, SHTC-13)
+                # the last event id if it gave one, after its retry time (SHTC-13)
                 self._closing.wait(delay(cursor))  # (a second, if it named none)
         finally:
             self._get_answered.set()

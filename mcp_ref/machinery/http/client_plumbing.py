@@ -20,7 +20,7 @@ client ends of both HTTP transports raise for a refused request). In short:
    ``data:`` lines joined with newlines), comments and unknown fields skipped, an event
    dispatched at a blank line, and not at all when its data is empty (an event that only carries
    an id). ``id:`` and ``retry:`` are kept in the ``Cursor`` given, for resuming the stream
-   (streamable_http/resumption.py). An event larger than ``limit`` bytes is an error (a hostile
+   (revisions/stream_resumption.py). An event larger than ``limit`` bytes is an error (a hostile
    server must not fill memory).
 6. ``why_refused(response, timeout)``: why the server refused a request, in its own words when
    its body is a JSON-RPC error, else the body's first words.
