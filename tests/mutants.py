@@ -25,6 +25,7 @@ test's own assertions.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import subprocess
@@ -39,8 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_TIMEOUT = 180.0  # seconds for one mutant's test run; a hang counts as killed
-_SKIP = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.pyc", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-                               "*.egg-info", "build", "dist")
+_SKIP = shutil.ignore_patterns(".venv", ".peers", ".git", "__pycache__", "*.pyc", ".mypy_cache", ".ruff_cache",
+                               ".pytest_cache", "*.egg-info", "build", "dist")
 
 
 @dataclass(frozen=True)
@@ -383,8 +384,13 @@ class Outcome:
 
 
 def copy_repository(target: Path) -> Path:
-    """A copy of the repository (sources, tests, notes; no virtualenv, no caches) at ``target``."""
+    """A copy of the repository (sources, tests, notes; no virtualenv, no Node peers, no caches) at
+    ``target``, its Python compiled once: each mutant's run then reads the bytecode of every
+    module but the mutated one, whose source is newer than its bytecode (and which, with
+    PYTHONDONTWRITEBYTECODE, is compiled afresh and never cached)."""
     shutil.copytree(ROOT, target, ignore=_SKIP)
+    for folder in ("mcp_ref", "mcp_ref_check", "tests"):
+        compileall.compile_dir(target / folder, quiet=1)
     return target
 
 
