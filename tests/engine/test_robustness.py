@@ -446,10 +446,9 @@ def test_requests_still_running_at_end_of_input_are_answered_before_the_server_e
     lines = [json.dumps(INIT), '{"jsonrpc":"2.0","method":"notifications/initialized"}',
              '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":3,"delay":0.1}}}',
              '{"jsonrpc":"2.0","id":3,"method":"ping"}']
-    start = time.monotonic()
     proc = subprocess.run(server_command(), input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          timeout=10, cwd=ROOT)
+                          timeout=10, cwd=ROOT)  # it exits by itself (a server that waited on would time out here)
     answers = {strict_json(line)["id"]: strict_json(line) for line in proc.stdout.splitlines()}
     assert set(answers) == {"init", 2, 3}
     assert answers[2]["result"]["content"][0]["text"] == "counted to 3"
-    assert proc.returncode == 0 and time.monotonic() - start < 5
+    assert proc.returncode == 0
