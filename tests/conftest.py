@@ -139,6 +139,20 @@ class Waiters:
             return list(self.outcomes)
 
 
+def pytest_configure(config: Any) -> None:
+    """Compile the library, the checker, the tests and the course once, before any test starts a
+    subprocess. The suite starts hundreds of interpreters (servers, clients, the kit); where
+    PYTHONDONTWRITEBYTECODE is set (CI machines often set it) or the clone is fresh, each of them
+    would compile every module it imports from source, half of its start-up time. An installed
+    package has its bytecode; so, from here on, has the clone (``__pycache__`` is ignored by git)."""
+    if hasattr(config, "workerinput"):
+        return  # a pytest-xdist worker: the run's controller has done it
+    import compileall
+
+    for folder in ("mcp_ref", "mcp_ref_check", "tests", "course"):
+        compileall.compile_dir(ROOT / folder, quiet=2)
+
+
 def pytest_report_header(config: Any) -> str:
     if schema_available():
         return f"schema checks: every tapped message is validated against {SCHEMA_PATH}"
