@@ -12,8 +12,12 @@ Not a spec section: the checker's runner for ``mcp-ref check client -- CMD ARGS.
    client cases grade at the version it answered.
 3. Once the client has sent ``notifications/initialized`` the server *probes* it: a ping, a
    request for a method no client has (-32601 expected), roots/list and sampling/createMessage
-   if the client declared them, elicitation/create if it declared elicitation in a session of
-   2025-06-18 or later, a log message and list_changed notifications, and a last ping.
+   if the client declared them, a form-mode elicitation/create if it declared elicitation with
+   form mode in a session of 2025-06-18 or later (``revisions.elicitation_modes``: from 2025-11-25
+   an empty object or one naming form; a client that declared URL mode alone is not sent it, since
+   a server must not use a mode the client did not declare, ELICU-04, and the probe is a form:
+   ``ClientSession.unprobed`` says why), a log message and list_changed notifications, and a
+   last ping.
    The answer to the client's first request after initialization waits for the probes (each
    bounded by the step timeout), so a short-lived client stays long enough to be probed.
 4. The client runs until it exits (at most ``run_timeout``); the client cases then judge the
@@ -34,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
 from .model import Recorder
-from .revisions import LATEST, answer_to, since
-from .shapes import as_dict
+from .revisions import ID, LATEST, answer_to, elicitation_modes, since
+from .shapes import as_dict, json_text
 from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
 MAX_FROM_CLIENT = 10000  # messages from the client kept for the cases
@@ -56,10 +60,31 @@ def server_capabilities(version: str) -> dict[str, Any]:
     return {**SERVER_CAPABILITIES, "completions": {}} if since(version, "2025-03-26") else dict(SERVER_CAPABILITIES)
 ECHO_TOOL = {"name": "echo", "description": "Returns its text argument.",
              "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
-# The checking server's elicitation probe (2025-06-18): a flat object of primitive properties.
+# The checking server's elicitation probe (2025-06-18): a form, a flat object of primitive properties
+# (``elicitation_probe`` adds the mode from 2025-11-25).
 ELICITATION = {"message": "A conformance probe: any answer will do (decline is fine).",
                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
                                    "required": ["name"]}}
+
+
+def elicitation_probe(capability: Any, version: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The elicitation/create params the checking server probes a client with, given the
+    ``elicitation`` capability it declared and the version the two agreed on, or (None, why not):
+    the form of ELICITATION, only to a client that takes form mode (ELICU-04: no request in a mode
+    the client did not declare), saying ``mode: "form"`` from 2025-11-25 (ELICU-05 lets it be left
+    out, but a server that names its mode is the plainer example)."""
+    if not since(version, "2025-06-18"):
+        return None, f"elicitation came with 2025-06-18; the session agreed on {version}"
+    if not isinstance(capability, dict):
+        return None, "the client does not declare elicitation"
+    modes = elicitation_modes(capability, version)
+    if "form" not in modes:
+        return None, (f"the client declared elicitation {json_text(capability)}: in {version}, "
+                      f"{' and '.join(sorted(modes))} mode only, and a server must not send a request in a mode the "
+                      f"client did not declare ({ID['elicit-modes']}); the kit's probe is a form, so it was not sent")
+    return ({"mode": "form", **ELICITATION} if since(version, "2025-11-25") else dict(ELICITATION)), None
+
+
 HELLO_PROMPT = {"name": "hello", "description": "Say hello.", "arguments": [{"name": "name", "required": False}]}
 
 
@@ -112,6 +137,7 @@ class ClientSession:
     init_answered_at: int | None = None  # transcript index of our initialize result
     probes: dict[str, Probe] = field(default_factory=dict)
     probe_order: list[str] = field(default_factory=list)
+    unprobed: dict[str, str] = field(default_factory=dict)  # probes the client's capabilities kept us from, and why
     notifications_sent: list[str] = field(default_factory=list)
     exit_code: int | None = None
     killed_by_kit: bool = False
@@ -300,8 +326,12 @@ class CheckingServer:
                 self.request("sampling", "mcp-ref-check-sampling", "sampling/createMessage", {
                     "messages": [{"role": "user", "content": {"type": "text", "text": "Say OK (a conformance probe)."}}],
                     "maxTokens": 16})
-            if isinstance(caps.get("elicitation"), dict) and since(self.s.version, "2025-06-18"):
-                self.request("elicitation", "mcp-ref-check-elicitation", "elicitation/create", ELICITATION)
+            if isinstance(caps.get("elicitation"), dict):
+                params, why_not = elicitation_probe(caps["elicitation"], self.s.version)
+                if params is not None:
+                    self.request("elicitation", "mcp-ref-check-elicitation", "elicitation/create", params)
+                elif since(self.s.version, "2025-06-18"):  # (before, no elicitation to skip)
+                    self.s.unprobed["elicitation"] = str(why_not)
             self.notify("notifications/message", {"level": "info", "logger": "mcp-ref-check",
                                                   "data": "a log message from the checking server"})
             self.notify("notifications/tools/list_changed")

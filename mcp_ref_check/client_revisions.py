@@ -37,6 +37,8 @@ def elicitation_is_answered(t: ClientCheck) -> None:
         t.skip(f"elicitation came with 2025-06-18; the session agreed on {t.s.version}")
     if not isinstance(t.s.client_capabilities.get("elicitation"), dict):
         t.skip("the client does not declare elicitation")
+    if "elicitation" in t.s.unprobed:  # declared, but not form mode (URL mode alone, 2025-11-25)
+        t.skip(t.s.unprobed["elicitation"])
     found = probe(t, "elicitation")
     req_id = ID["elicit-capability"]
     if found.reply is None:

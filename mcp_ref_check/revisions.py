@@ -17,14 +17,21 @@ changed or added has an ID of that revision's (``BATCH-NN``, ``OUT-NN``, ``HDR-N
    speaks what ``rev`` brought (content types, fields, the header).
 3. ``ID``: every requirement ID of a later revision that a case cites, in one table (the case
    modules name them from here, so ``--list`` shows them and a renumbering is one edit).
+4. ``elicitation_modes``: the elicitation modes a client's capability declares in a session of a
+   given revision, by mcp_ref's own rule (mcp_ref/revisions/elicitation.py), for both sides of
+   the kit: the checking server probes only a declared mode, and a server is judged on the modes
+   the kit declared.
 """
 
 from __future__ import annotations
 
-from mcp_ref.lifecycle import LATEST_PROTOCOL_VERSION, REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, since
+from typing import Any
 
-__all__ = ["BASE", "ID", "LATEST", "REVISIONS", "RULES", "SUPPORTED", "answer_to", "content_kinds", "newer_than",
-           "offered", "rule_for", "since"]
+from mcp_ref.lifecycle import LATEST_PROTOCOL_VERSION, REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, since
+from mcp_ref.revisions.elicitation import _modes as declared_modes
+
+__all__ = ["BASE", "ID", "LATEST", "REVISIONS", "RULES", "SUPPORTED", "answer_to", "content_kinds",
+           "elicitation_modes", "newer_than", "offered", "rule_for", "since"]
 
 BASE = REVISIONS[0]  # 2024-11-05: the base of mcp_ref, and of the course's labs
 LATEST = LATEST_PROTOCOL_VERSION
@@ -72,11 +79,14 @@ ID = {
     "elicit-capability": "ELIC-05",  # 2025-06-18: a client declares elicitation to receive elicitation/create
     "elicit-request": "ELIC-06",  # 2025-06-18: requestedSchema is a flat object of primitive properties (INFO)
     "elicit-content": "ELIC-09",  # 2025-06-18: elicited content is checked against requestedSchema
-    # 2025-11-25: provisional, until requirements_2025_11_25.py is written (wt-index)
-    "origin-403": "SHTC-03",  # an invalid Origin gets 403 Forbidden
-    "icons": "SCHEMA-13",  # icons: https or data URIs, treated as untrusted
-    "tool-input-errors": "TNAME-07",  # invalid tool input is a tool execution error (isError)
-    "error-id": "SCHEMA-02",  # an error response may leave out an id it could not read
+    "origin-403": "SHTC-03",  # 2025-11-25: an invalid Origin gets 403 Forbidden
+    "icons": "SCHEMA-13",  # 2025-11-25: icons are https: or data: URIs (the row binds the client that shows them)
+    "tool-input-errors": "TNAME-07",  # 2025-11-25: invalid tool input is a tool execution error (isError)
+    "error-id": "SCHEMA-02",  # 2025-11-25: an error response may leave out an id it could not read
+    "elicit-modes": "ELICU-04",  # 2025-11-25: no elicitation in a mode the client did not declare
+    "elicit-mode": "ELICU-05",  # 2025-11-25: every elicitation/create has a message, and a mode (form may omit it)
+    "elicit-form": "ELICU-07",  # 2025-11-25: a form-mode request says mode "form" or nothing, with a requestedSchema
+    "elicit-url": "ELICU-09",  # 2025-11-25: a URL-mode request has mode "url", a message, a valid url, an elicitationId
 }
 
 # Rules a later revision changed: (revision, requirement ID), oldest first. ``rule_for`` picks the
@@ -110,3 +120,16 @@ def content_kinds(version: str) -> tuple[str, ...]:
     if since(version, "2025-06-18"):
         kinds += ("resource_link",)
     return kinds
+
+
+def elicitation_modes(capability: Any, version: str) -> frozenset[str]:
+    """The elicitation modes a client that declared ``capability`` (its ``elicitation`` object, or
+    None) takes in a session of ``version``: none before 2025-06-18 or without the capability;
+    form alone in 2025-06-18, whatever the object holds (no modes yet, ELIC-05); from 2025-11-25
+    the modes it names, an empty object meaning form alone (ELICU-03), as mcp_ref's client and
+    server read it (mcp_ref/revisions/elicitation.py, ``_modes``)."""
+    if not isinstance(capability, dict) or not since(version, "2025-06-18"):
+        return frozenset()
+    if not since(version, "2025-11-25"):
+        return frozenset({"form"})
+    return frozenset(declared_modes(capability))

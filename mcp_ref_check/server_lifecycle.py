@@ -19,7 +19,7 @@ from typing import Any
 from . import shapes
 from .helpers import settle, some_list_method
 from .model import server_case
-from .revisions import BASE, ID, rule_for, since
+from .revisions import BASE, ID, elicitation_modes, rule_for, since
 from .server_check import ServerCheck, code_words
 from .wire import shown
 
@@ -142,13 +142,20 @@ SERVER_REQUESTS = {"ping": (None, BASE), "roots/list": ("roots", BASE), "samplin
 @server_case(LIFECYCLE, "LC-15", "ROOT-17", "LC-14", ID["negotiated"], audit=True)
 def uses_only_client_capabilities(t: ServerCheck) -> None:
     """Every request the server sent, on any connection of the run, is one the revision of that
-    connection's session has, and the kit declared its capability there: the kit declares no
-    client capability (but on one connection of lifecycle.sends-no-request-before-initialized, and
-    elicitation on the one of elicitation.declined-elicitation-is-taken), so roots/list (ROOT-17),
-    sampling/createMessage and elicitation/create (LC-15) and methods the session's revision does
-    not have, such as elicitation/create before 2025-06-18 (LC-14; from 2025-06-18 its NEGO row:
-    the negotiated version), are each reported, with how often they came."""
+    connection's session has, and the kit declared its capability there. The kit declares two
+    sets of client capabilities only: roots and sampling on the connection of
+    lifecycle.sends-no-request-before-initialized; and, when it offers 2025-06-18 or later,
+    elicitation ``{}`` (form mode alone from 2025-11-25) on each connection the run itself
+    initializes (the shared session, the one for malformed input, and those that see whether the
+    server is still there), where it declines every elicitation/create (the shapes of those are
+    judged by tools.elicitation-requests-are-well-formed). So roots/list where roots were not
+    declared (ROOT-17), sampling/createMessage and elicitation/create where their capability was not
+    (LC-15), from 2025-11-25 an elicitation/create in a mode the kit did not declare (ELICU-04: a
+    URL-mode one, since the kit declares form alone), and methods the session's revision does not
+    have, such as elicitation/create before 2025-06-18 (LC-14; from 2025-06-18 its NEGO row: the
+    negotiated version), are each reported, with how often they came."""
     seen: dict[str, tuple[int, dict[str, Any], str]] = {}
+    undeclared_modes: dict[str, tuple[int, dict[str, Any], str, Any]] = {}
     for peer in t.run.peers:
         version = peer.agreed or t.version
         for request in peer.server_requests:
@@ -158,6 +165,12 @@ def uses_only_client_capabilities(t: ServerCheck) -> None:
             if method != "ping" and not (known and needs is not None and needs in peer.declared):
                 count, first, _ = seen.get(method, (0, request, version))
                 seen[method] = (count + 1, first, version if known else f"!{version}")
+            elif method == "elicitation/create" and since(version, "2025-11-25"):
+                mode = shapes.as_dict(request.get("params")).get("mode", "form")
+                declared = peer.declared.get("elicitation")
+                if mode in ("form", "url") and mode not in elicitation_modes(declared, version):
+                    count, first, _, _ = undeclared_modes.get(mode, (0, request, version, declared))
+                    undeclared_modes[mode] = (count + 1, first, version, declared)
     for method, (count, first, session) in seen.items():
         times = f" ({count} times)" if count > 1 else ""
         if session.startswith("!"):
@@ -172,6 +185,12 @@ def uses_only_client_capabilities(t: ServerCheck) -> None:
             needs = SERVER_REQUESTS[method][0]
             t.check(False, "LC-15", f"sent {method} to a client that did not declare {needs}{times}",
                     got=shown(shapes.json_text(first)))
+    for mode, (count, first, version, declared) in undeclared_modes.items():
+        times = f" ({count} times)" if count > 1 else ""
+        modes = " and ".join(sorted(elicitation_modes(declared, version))) or "no"
+        t.check(False, ID["elicit-modes"], f"sent a {mode}-mode elicitation/create{times} to a client that declared "
+                f"elicitation {shapes.json_text(declared)}, which in {version} means {modes} mode only",
+                got=shown(shapes.json_text(first)))
 
 
 @server_case(LIFECYCLE, "LC-15", audit=True)

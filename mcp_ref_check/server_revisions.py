@@ -7,6 +7,7 @@ Not a spec section: cases of the conformance checker (see __init__.py). The spec
   https://modelcontextprotocol.io/specification/2025-06-18/server/tools (title, outputSchema,
   structuredContent)
   https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation
+  https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation (URL mode, choices, defaults)
   https://modelcontextprotocol.io/specification/2025-11-25/basic (icons)
 
 Each case applies the rule of the revision the run agreed on (revisions.py), and is SKIP in a
@@ -16,15 +17,19 @@ session of a revision that does not have it. Their IDs are the later revisions' 
 from __future__ import annotations
 
 import json
+import unicodedata
+import urllib.parse
 from typing import Any
 
 import jsonschema
+
+from mcp_ref.revisions.elicitation_schema import schema_problem
 
 from . import result_shapes, shapes
 from .helpers import MAX_ITEMS
 from .model import server_case
 from .peer import Peer
-from .revisions import BASE, ID, newer_than
+from .revisions import BASE, ID, LATEST, newer_than, rule_for, since
 from .server_check import ServerCheck
 from .tool_arguments import arguments_for
 from .wire import shown
@@ -214,45 +219,122 @@ def _structured_in_old_session(t: ServerCheck, peer: Peer, tools: list[Any]) -> 
     return found
 
 
-# --- elicitation (2025-06-18) ------------------------------------------------------------------------
+# --- elicitation (2025-06-18; URL mode, multiple and titled choices, defaults 2025-11-25) -------------
+
+ELICITATION_RULE = ("elicitation/create has a message and a requestedSchema, a flat object of primitive properties by "
+                    "the rules of the session's revision (2025-11-25 adds multiple and titled choices, and defaults)")
 
 
-def elicitation_problems(request: dict[str, Any]) -> list[str]:
-    """elicitation/create's params: a message string and a requestedSchema, a flat object schema
-    whose properties are primitive (string, number, integer, boolean; enums of strings)."""
+def elicitation_problems(request: dict[str, Any], version: str = LATEST) -> dict[str, list[str]]:
+    """What is wrong with an ``elicitation/create`` the server sent in a session that agreed on
+    ``version`` (the newest if not given), by the requirement ID each verdict rests on; ``{}``
+    when nothing is.
+
+    - 2025-06-18 has form mode alone: params hold a message string and a requestedSchema object
+      (ELIC-06, the one row of that revision that gives the request's shape). A ``mode: "url"``
+      request is none of that revision: the negotiated version (NEGO-01) judges it.
+    - 2025-11-25: a message string and a mode, "form" or "url", which form mode may leave out
+      (ELICU-05); a form-mode request carries a requestedSchema object (ELICU-07); a URL-mode one
+      a url, an absolute URL without control characters, and an elicitationId string (ELICU-09).
+    - Either: the requestedSchema is judged by mcp_ref's own rules for the session's revision
+      (``elicitation_schema.schema_problem``, not strict: unknown keywords of a peer's schema are
+      ignored), under ELIC-06, the row that says what a requested schema is (2025-11-25 widened
+      it, with multiple and titled choices and defaults, but gave it no row of its own).
+    - A revision before 2025-06-18 has no elicitation/create at all (the negotiated version's row).
+    """
+    verdicts: dict[str, list[str]] = {}
+
+    def add(req_id: str, problems: list[str]) -> None:
+        if problems:
+            verdicts.setdefault(req_id, []).extend(problems)
+
+    if not since(version, "2025-06-18"):
+        add(rule_for("negotiated", version), [f"elicitation/create came with 2025-06-18; this session agreed on {version}"])
+        return verdicts
+    later = since(version, "2025-11-25")
+    request_id = ID["elicit-mode"] if later else ID["elicit-request"]  # the rows of the request's own fields
     problems: list[str] = []
-    params = request.get("params")
-    if not shapes.obj(params, "params", problems):
-        return problems
+    if not shapes.obj(request.get("params"), "params", problems):
+        add(request_id, problems)
+        return verdicts
+    params = shapes.as_dict(request.get("params"))
+    mode = params.get("mode", "form")
+    if mode == "url" and not later:
+        add(rule_for("negotiated", version), [f'params.mode is "url": URL mode came with 2025-11-25; this session '
+                                              f"agreed on {version}"])
+        return verdicts
     shapes.need(params, "params", "message", "string", problems)
+    if later and mode not in ("form", "url"):
+        problems.append(f'params.mode is {shapes.json_text(mode)}, not "form" or "url"')
+    if mode == "url":  # (2025-11-25 only, by now)
+        add(ID["elicit-url"], problems + url_mode_problems(params))
+        return verdicts
+    add(request_id, problems)
+    if later and mode != "form":
+        return verdicts  # no mode to judge the rest by
+    problems = []
     schema = shapes.need(params, "params", "requestedSchema", "object", problems)
-    if schema is None:
+    add(ID["elicit-form"] if later else ID["elicit-request"], problems)
+    if schema is not None:
+        problem = schema_problem(schema, version, strict=False)
+        add(ID["elicit-request"], [f"params.requestedSchema: {problem}"] if problem is not None else [])
+    return verdicts
+
+
+def url_mode_problems(params: dict[str, Any]) -> list[str]:
+    """A URL-mode request's own fields (2025-11-25): an elicitationId string and a url that is a
+    valid URL (the schema's ``format: uri``), here: a string without control characters, with a
+    scheme and a host (as mcp_ref's client checks it, revisions/elicitation.py)."""
+    problems: list[str] = []
+    shapes.need(params, "params", "elicitationId", "string", problems)
+    url = shapes.need(params, "params", "url", "string", problems)
+    if url is None:
         return problems
-    if schema.get("type") != "object":
-        problems.append(f"params.requestedSchema.type is {shapes.json_text(schema.get('type'))}, not \"object\"")
-    properties = shapes.need(schema, "params.requestedSchema", "properties", "object", problems)
-    for name, prop in (properties or {}).items():
-        kind = shapes.as_dict(prop).get("type")
-        if kind not in ("string", "number", "integer", "boolean"):
-            problems.append(f"params.requestedSchema.properties.{name}.type is {shapes.json_text(kind)}: a requested "
-                            "schema is flat, its properties of primitive types")
+    controls = sorted({f"U+{ord(c):04X}" for c in url if unicodedata.category(c) == "Cc"})
+    if controls:
+        problems.append(f"params.url holds control character(s) {', '.join(controls)}")
+        return problems
+    try:
+        parts = urllib.parse.urlsplit(url)
+        absolute = bool(parts.scheme and parts.netloc)
+    except ValueError:  # an unbalanced [ in the host, say
+        absolute = False
+    if not absolute:
+        problems.append(f"params.url {shapes.json_text(url)} is not an absolute URL (a scheme and a host)")
     return problems
 
 
-@server_case(TOOLS, ID["elicit-request"], audit=True)
+@server_case(TOOLS, ID["elicit-request"], ID["elicit-mode"], ID["elicit-form"], ID["elicit-url"], ID["negotiated"],
+             audit=True)
 def elicitation_requests_are_well_formed(t: ServerCheck) -> None:
-    """Every elicitation/create the server sent during the run, on any connection (the kit declares
-    elicitation and declines on the shared session, when it agreed on 2025-06-18 or later; it is
-    the audit of lifecycle.uses-only-client-capabilities that judges one sent where it was not
-    declared), has a message and a flat requestedSchema of primitive properties. SKIP when the
-    server sent none (a server elicits only when a tool needs it: with --call-tools)."""
+    """Every elicitation/create the server sent during the run, on any connection, is well formed
+    for the revision that connection's session agreed on (the kit declares elicitation, form mode
+    alone, and declines on its shared sessions when it offers 2025-06-18 or later; it is the audit
+    of lifecycle.uses-only-client-capabilities that judges one sent where elicitation, or its mode,
+    was not declared). 2025-06-18: a message and a requestedSchema (ELIC-06; a URL-mode request is
+    none of that revision: NEGO-01). 2025-11-25: a message, and a mode that form mode may leave out
+    (ELICU-05); a form-mode request carries a requestedSchema (ELICU-07), a URL-mode one an absolute
+    url and an elicitationId (ELICU-09). The requestedSchema is a flat object of primitive
+    properties by the rules of the session's revision, mcp_ref's own (ELIC-06; 2025-11-25 adds
+    multiple and titled choices, and defaults). SKIP when the server sent none (a server elicits
+    only when a tool needs it: with --call-tools)."""
     t.require_revision("2025-06-18", "elicitation")
-    requests = [r for peer in t.run.peers for r in peer.server_requests if r.get("method") == "elicitation/create"]
-    if not requests:
+    sent = [(peer.agreed or t.version, request) for peer in t.run.peers for request in peer.server_requests
+            if request.get("method") == "elicitation/create"]
+    if not sent:
         t.skip("the server sent no elicitation/create" + ("" if t.call_tools else " (tools are called only with "
                                                          "--call-tools)"))
     declined = sum(len(peer.elicited) for peer in t.run.peers)
-    t.note(f"{len(requests)} elicitation/create request(s), {declined} declined by the kit")
-    for request in requests[:MAX_ITEMS]:
-        t.shape(elicitation_problems(request), ID["elicit-request"], "an elicitation/create request",
-                rule="elicitation/create has a message and a flat requestedSchema")
+    t.note(f"{len(sent)} elicitation/create request(s), {declined} declined by the kit")
+    judged = [(version, request) for version, request in sent if since(version, "2025-06-18")]
+    if len(judged) < len(sent):
+        t.note(f"{len(sent) - len(judged)} sent in a session of a revision without elicitation: judged by "
+               "lifecycle.uses-only-client-capabilities")
+    verdicts: dict[str, list[str]] = {}
+    for version, request in judged[:MAX_ITEMS]:
+        label = f"elicitation/create {shapes.json_text(request.get('id'))} ({version})"
+        for req_id, problems in elicitation_problems(request, version).items():
+            verdicts.setdefault(req_id, []).extend(f"{label}: {problem}" for problem in problems)
+    for req_id, problems in verdicts.items():
+        t.shape(problems, req_id, "an elicitation/create request",
+                rule=ELICITATION_RULE if req_id == ID["elicit-request"] else None)

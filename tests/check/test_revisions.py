@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_ref_check import revisions
+from mcp_ref_check import indexes, revisions
 from mcp_ref_check.runner import Options, Target, run_server_check
 
 from ..conftest import ROOT, SseServerProcess
@@ -46,6 +46,30 @@ def test_the_rule_of_the_agreed_revision() -> None:
     assert revisions.rule_for("negotiated", "2025-06-18") == "NEGO-01"
     assert revisions.content_kinds("2024-11-05") == ("text", "image", "resource")
     assert revisions.content_kinds("2025-06-18")[-2:] == ("audio", "resource_link")
+
+
+def test_every_id_the_cases_name_is_a_row_of_the_revision_its_comment_names() -> None:
+    """revisions.ID: each entry's comment opens with the revision whose index holds the row."""
+    source = (ROOT / "mcp_ref_check" / "revisions.py").read_text(encoding="utf-8")
+    for key, req_id in revisions.ID.items():
+        line = next(line for line in source.splitlines() if line.strip().startswith(f'"{key}": "{req_id}"'))
+        assert f"# {indexes.revision_of(req_id)}:" in line, line
+
+
+@pytest.mark.parametrize(("declared", "version", "modes"), [
+    ({}, "2025-11-25", {"form"}),  # an empty object: form alone (ELICU-03)
+    ({"form": {}}, "2025-11-25", {"form"}),
+    ({"url": {}}, "2025-11-25", {"url"}),
+    ({"form": {}, "url": {}}, "2025-11-25", {"form", "url"}),
+    ({"url": True}, "2025-11-25", {"form"}),  # a mode is declared by an object
+    ({}, "2025-06-18", {"form"}),
+    ({"url": {}}, "2025-06-18", {"form"}),  # 2025-06-18 has form mode alone
+    ({}, "2025-03-26", set()),
+    (None, "2025-11-25", set()),
+    ([], "2025-11-25", set()),
+])  # fmt: skip
+def test_the_elicitation_modes_a_capability_declares(declared: object, version: str, modes: set[str]) -> None:
+    assert revisions.elicitation_modes(declared, version) == modes
 
 
 def test_later_fields_are_judged_at_the_agreed_revision() -> None:
