@@ -18,21 +18,38 @@ mcp_ref sends no batches (a party may, but need not) and receives them in sessio
 that revision. Each message of the array then goes through the engine as if it had come alone,
 so it is checked, run on the pool and cancelled as any other; only the answers are held back:
 the first batch wraps the session's transport in ``BatchedAnswers``, which keeps the answers of a
-batch's requests until the last one is ready and sends them as one array. A request of the batch
-that is cancelled gets no answer (CAN-06), so the array leaves without it.
+batch's requests until the last one is ready and sends them as one array. The engine gets each
+message as the decoded object itself, never re-encoded: a message that the session takes alone
+(a string holding a lone surrogate escape such as ``"\\ud800"``, a number too large for a float)
+is taken inside a batch too, and nothing in the hand-over can fail halfway through the array.
+
+A request of the batch that is cancelled gets no answer (CAN-06), so the array leaves without it,
+wherever the ``notifications/cancelled`` comes: alone, later in the same batch, or in a later
+batch. (A handler that had already finished when the cancellation reached it has its answer sent
+on its own.) Every other request of the batch gets exactly one answer, inside the array. A request
+whose id is already in flight (waiting in an earlier batch, running in the session, or earlier in
+the same batch) is answered -32600 there (MSG-04) and not run, so an id always names one request;
+so is, with id null, a request whose id is a string no answer could carry (a lone surrogate: alone,
+it is answered with id null, which no batch could wait for). The table of the ids waiting for
+their answers holds only requests the session is running, so it is as bounded as they are; an id
+leaves it when its request is answered or cancelled, and every id when the session ends.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from typing import Any
 
+from .. import cancellation, messages
 from ..machinery.transport import Transport
-from ..messages import REQUEST, InvalidRequest, RequestId, classify, encode, encode_answer
+from ..messages import NOTIFICATION, REQUEST, InvalidRequest, RequestId, classify, encode_answer
 from ..session import Session
 
 REVISION = "2025-03-26"  # the one revision with batches
+
+log = logging.getLogger("mcp_ref.revisions.batches")
 
 
 def receive_batch(session: Session, items: list[Any]) -> None:
@@ -40,8 +57,10 @@ def receive_batch(session: Session, items: list[Any]) -> None:
     if not items:  # BATCH-03: an empty array is not a batch
         session._answer(None, InvalidRequest("Invalid Request: an empty batch (JSON array)"))
         return
+    answers = BatchedAnswers.of(session)
     refused: list[bytes] = []  # answers known at once: the messages of the batch that are not valid
-    accepted: list[Any] = []
+    accepted: list[tuple[Any, str]] = []
+    ids: set[RequestId] = set()  # the ids of the batch's requests that will run
     for item in items:
         try:
             kind = classify(item)
@@ -52,19 +71,56 @@ def receive_batch(session: Session, items: list[Any]) -> None:
             refused.append(encode_answer(item["id"], InvalidRequest(
                 "Invalid Request: initialize may not be part of a batch; send it alone, first")))
             continue
-        accepted.append(item)
-    answers = BatchedAnswers.of(session)
-    answers.expect([item["id"] for item in accepted if "method" in item and "id" in item], refused)  # BATCH-01, BATCH-02
-    for item in accepted:
-        session._dispatch(encode(item))  # as if it had come alone (the reader thread runs this)
+        if kind is REQUEST and not _echoable(item["id"]):  # MSG-05: the answer could not carry it
+            refused.append(encode_answer(None, InvalidRequest(
+                "Invalid Request: a request id of the batch is a string with no UTF-8 form")))
+            continue
+        if kind is REQUEST and (item["id"] in ids or answers.in_flight(item["id"])):  # MSG-04: one id, one request
+            refused.append(encode_answer(item["id"], InvalidRequest(
+                f"Invalid Request: id {item['id']!r} is already in use by a request in progress")))
+            continue
+        if kind is REQUEST:
+            ids.add(item["id"])
+        accepted.append((item, kind))
+    answers.expect(ids, refused)  # BATCH-01, BATCH-02
+    for item, kind in accepted:
+        _hand_over(session, answers, item, kind)  # as if it had come alone (the reader thread runs this)
+
+
+def _hand_over(session: Session, answers: BatchedAnswers, item: Any, kind: str) -> None:
+    """One message of the batch to the engine, as ``Session._dispatch`` hands a message that came
+    alone: the decoded object itself, so there is nothing to re-encode and nothing that can fail."""
+    try:
+        if kind is REQUEST:
+            session._on_incoming_request(item)
+        elif kind is NOTIFICATION:
+            if item["method"] == cancellation.METHOD:  # CAN-06: a member cancelled in the same batch, or a later one
+                answers.cancelling(item.get("params"))
+            session._on_incoming_notification(item)
+        else:
+            session._on_response(item)
+    except Exception:  # a bug of ours: this message is dropped, and a request still gets its one answer
+        log.exception("%s: could not dispatch a message of a batch; it was dropped", session.name)
+        if kind is REQUEST and item["id"] not in session._running:
+            session._answer(item["id"], messages.InternalError("Internal error: the request could not be dispatched"))
+
+
+def _echoable(request_id: RequestId) -> bool:
+    """Whether an answer can carry this id: an integer, or a string with a UTF-8 form (a lone
+    surrogate has none; alone, such a request is answered with id null, which no batch waits for)."""
+    try:
+        return not isinstance(request_id, str) or request_id.encode("utf-8") is not None
+    except UnicodeEncodeError:
+        return False
 
 
 class BatchedAnswers:
     """A session's transport once a batch has arrived: answers to the requests of a batch wait for
     each other and leave as one array (BATCH-02); every other message passes straight through."""
 
-    def __init__(self, transport: Transport):
+    def __init__(self, transport: Transport, session: Session):
         self.inner = transport
+        self.session = session
         self._lock = threading.Lock()
         self._batches: dict[RequestId, _Batch] = {}  # request id -> the batch it belongs to
 
@@ -73,16 +129,45 @@ class BatchedAnswers:
         """The session's wrapper, made and put in place the first time (on the reader thread, so no
         receive is under way; writers read ``session._transport`` afresh on every send)."""
         if not isinstance(session._transport, BatchedAnswers):
-            session._transport = cls(session._transport)
+            session._transport = cls(session._transport, session)
         return session._transport
 
-    def expect(self, ids: list[RequestId], refused: list[bytes]) -> None:
+    def in_flight(self, request_id: RequestId) -> bool:
+        """Whether a request with this id is in progress: waiting in a batch, or running in the session."""
+        with self._lock:
+            return request_id in self._batches or request_id in self.session._running
+
+    def expect(self, ids: set[RequestId], refused: list[bytes]) -> None:
         batch = _Batch(set(ids), list(refused))
         with self._lock:
             for request_id in ids:
                 self._batches[request_id] = batch
         if not ids and refused:  # nothing to wait for: the errors are the whole answer
-            self.inner.send(batch.array(), None)
+            self._send_array(batch)
+
+    def cancelling(self, params: Any) -> None:
+        """The peer cancels a request (``notifications/cancelled``, alone or in a batch), and the
+        session is about to read it. If the session will stop that request (it is running, and is
+        not ``initialize``: what cancellation.receive does), no answer will come (CAN-06): its batch
+        stops waiting for it, and leaves now if that was the last answer it waited for."""
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if not messages.is_valid_id(request_id):
+            return
+        ctx = self.session._running.get(request_id)
+        if ctx is None or ctx.method == "initialize":  # CAN-16, CAN-03: ignored, so its answer still comes
+            return
+        with self._lock:
+            batch = self._batches.pop(request_id, None)
+            ready = batch is not None and batch.add(request_id, None)
+        if batch is not None and ready and batch.parts:
+            self._send_array(batch)
+
+    def _send_array(self, batch: _Batch) -> None:
+        """A batch's answer sent from the reader thread, within the session's timeout."""
+        try:
+            self.inner.send(batch.array(), self.session.default_timeout)  # BATCH-02: one array of answers
+        except (OSError, TimeoutError, ValueError) as exc:  # the peer is gone or not reading: the session will see
+            log.debug("%s: dropped the answer to a batch: %s", self.session.name, exc)
 
     # --- the Transport protocol (machinery/transport.py) ------------------------------------------
 
@@ -105,6 +190,8 @@ class BatchedAnswers:
         self.inner.send(data, timeout)
 
     def close(self) -> None:
+        with self._lock:
+            self._batches.clear()  # the session has ended: no answer will come for what still waits
         self.inner.close()
 
     def describe_close(self) -> str:
@@ -115,18 +202,15 @@ class BatchedAnswers:
         return dict(stats()) if stats is not None else {}
 
     def _cancelled(self, data: bytes) -> None:
+        """A message that came alone and may be a cancellation (one in an array: ``receive_batch``).
+        Read as the session will read it, so that only what the session takes as one counts."""
         try:
-            msg = json.loads(data)
-            request_id = msg["params"]["requestId"] if msg.get("method") == "notifications/cancelled" else None
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return
-        with self._lock:
-            if not isinstance(request_id, (str, int)):
+            msg = messages.decode(data)
+            if classify(msg) is not NOTIFICATION or msg["method"] != cancellation.METHOD:
                 return
-            batch = self._batches.pop(request_id, None)
-            ready = batch is not None and batch.add(request_id, None)
-        if batch is not None and ready and batch.parts:
-            self.inner.send(batch.array(), None)
+        except (messages.ParseError, InvalidRequest):
+            return
+        self.cancelling(msg.get("params"))
 
 
 class _Batch:

@@ -16,8 +16,10 @@ import pytest
 
 from mcp_ref import Client
 from mcp_ref.machinery.memory import MemoryTransport
+from mcp_ref.revisions.batches import BatchedAnswers, receive_batch
+from mcp_ref.session import Session
 
-from ..conftest import RawServer
+from ..conftest import RawServer, wait_until
 
 
 def started(version: str) -> RawServer:
@@ -65,7 +67,7 @@ def test_a_batch_answers_its_invalid_members_inside_the_array_and_refuses_initia
     ])
     codes = sorted((str(answer["id"]), answer.get("error", {}).get("code")) for answer in answers)
     assert codes == [("1", -32600), ("2", -32600), ("4", None), ("None", -32600)]
-    assert "initialize" in next(a for a in answers if a["id"] == 1)["error"]["message"]
+    assert "initialize may not be part of a batch" in next(a for a in answers if a["id"] == 1)["error"]["message"]
 
 
 def test_an_empty_batch_is_one_invalid_request(raw_2025_03_26: RawServer) -> None:
@@ -79,6 +81,91 @@ def test_a_cancelled_member_leaves_the_array_without_its_answer(raw_2025_03_26: 
     raw_2025_03_26.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
     answers = raw_2025_03_26.receive(timeout=10)
     assert answers == [{"jsonrpc": "2.0", "id": 2, "result": {}}]  # CAN-06: no answer for the cancelled one
+
+
+def sleep(request_id: Any, seconds: float = 30) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "test/sleep", "params": {"seconds": seconds}}
+
+
+def ping(request_id: Any, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "ping", **({"params": params} if params else {})}
+
+
+def cancel(request_id: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
+
+
+def outcome_of(answer: dict[str, Any]) -> tuple[str, str]:
+    return str(answer["id"]), "ok" if "result" in answer else str(answer["error"]["code"])
+
+
+def line(*items: Any) -> bytes:
+    return json.dumps(list(items)).encode()  # (json.dumps writes a lone surrogate as its \ud800 escape)
+
+
+# Each row: the lines sent, then the arrays that must come back (in any order), each as the sorted
+# (id, outcome) of its answers: "ok" for a result, else the error code (ids and codes as text).
+HOSTILE_BATCHES = {
+    "cancelled inside the same batch": (
+        [line(sleep(1), cancel(1), ping(2))],
+        [[("2", "ok")]]),
+    "cancelled by a later batch": (
+        [line(sleep(1), ping(2)), line(cancel(1), ping(3))],
+        [[("2", "ok")], [("3", "ok")]]),
+    "cancelled alone": (
+        [line(sleep(1), ping(2)), json.dumps(cancel(1)).encode()],
+        [[("2", "ok")]]),
+    "an id reused by a later batch while the first waits": (
+        [line(sleep(1), ping(2)), line(ping(1), ping(3)), json.dumps(cancel(1)).encode()],
+        [[("1", "-32600"), ("3", "ok")], [("2", "ok")]]),
+    "an id used twice in one batch": (
+        [line(ping(1), ping(1), ping(2))],
+        [[("1", "-32600"), ("1", "ok"), ("2", "ok")]]),
+    "a lone surrogate or a number too large for a float in a member": (
+        [b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\\ud800"}},'
+         b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":1e400}}]'],
+        [[("1", "ok"), ("2", "ok"), ("3", "ok")]]),
+    "a request id with no UTF-8 form": (
+        [line(ping("\ud800"), ping(2))],
+        [[("None", "-32600"), ("2", "ok")]]),
+}
+
+
+@pytest.mark.parametrize("lines, arrays", list(HOSTILE_BATCHES.values()), ids=list(HOSTILE_BATCHES))
+def test_every_other_member_of_a_batch_is_answered_once_and_nothing_is_left_waiting(
+        raw_2025_03_26: RawServer, lines: list[bytes], arrays: list[list[tuple[str, str]]]) -> None:
+    for sent in lines:
+        raw_2025_03_26.send(sent)
+    got = [raw_2025_03_26.receive() for _ in arrays]
+    assert all(isinstance(answer, list) for answer in got), got  # BATCH-02: each batch's answers as one array
+    outcomes = sorted(sorted(outcome_of(a) for a in answer) for answer in got)
+    assert outcomes == sorted(sorted(array) for array in arrays)  # none for a cancelled member (CAN-06), one for each other
+    # Nothing is left waiting in a batch: an id still held there would swallow the answer to a
+    # request sent alone with that id. Each is answered alone (-32600 while a cancelled handler ends).
+    for request_id in (1, 2, 3):
+        answer = raw_2025_03_26.call(ping(request_id))
+        assert isinstance(answer, dict) and answer["id"] == request_id
+        assert "result" in answer or answer["error"]["code"] == -32600
+    assert raw_2025_03_26.call(ping("last")) == {"jsonrpc": "2.0", "id": "last", "result": {}}  # and nothing came twice
+
+
+def test_the_end_of_the_session_frees_every_answer_still_waiting() -> None:
+    """The table of ids waiting in a batch (``BatchedAnswers``) holds nothing once the session ends."""
+    server_end, client_end = MemoryTransport.pair()
+    release = threading.Event()
+    session = Session(server_end, on_request=lambda ctx: {"done": release.wait(10)},
+                      on_notification=lambda s, m, p: None, name="batch-test")
+    session.on_batch = receive_batch
+    session.start()
+    try:
+        client_end.send(line(ping(1), ping(2)), 5)
+        client_end.send(line(ping(3)), 5)
+        wrapper = wait_until(lambda: isinstance(session._transport, BatchedAnswers)
+                             and len(session._transport._batches) == 3 and session._transport)
+        session.close("the test ends it")
+        assert wrapper._batches == {}
+    finally:
+        release.set()
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
