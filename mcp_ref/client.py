@@ -113,8 +113,8 @@ class Client:
         # Every request a server may send to this client.
         self.request_handlers: dict[str, Callable[[RequestContext], dict[str, Any]]] = {
             "ping": ping.answer,  # basic/utilities/ping: answered inline, never behind a busy thread
-            "sampling/createMessage": lambda ctx: sampling.answer(  # client/sampling
-                self.sampling_handler, ctx.params, ctx.session.lifecycle.capabilities.get("sampling")),
+            "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params,  # client/sampling
+                ctx.session.lifecycle.capabilities.get("sampling"), ctx.session.lifecycle.protocol_version),
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
             # client/elicitation, a page of 2025-06-18 (revisions/elicitation.py)
             "elicitation/create": lambda ctx: elicitation.answer(self.elicitation_handler, ctx, self._url_elicitations),

@@ -71,9 +71,7 @@ def stand_in(item: dict[str, Any], version: str | None) -> dict[str, Any]:
 
 def resource_contents(uri: str, value: str | bytes, mime_type: str | None = None) -> dict[str, Any]:
     """The contents of a resource: ``text`` for str, base64 ``blob`` for bytes (RES-10, RES-15)."""
-    contents: dict[str, Any] = {"uri": uri}
-    if mime_type is not None:
-        contents["mimeType"] = mime_type
+    contents: dict[str, Any] = {"uri": uri} | ({} if mime_type is None else {"mimeType": mime_type})
     if isinstance(value, bytes):  # PRM-06: text or a base64 blob, never both
         contents["blob"] = base64.b64encode(value).decode("ascii")  # RES-10
     else:
@@ -101,13 +99,15 @@ _AUDIO_SIGNATURES = [(0, b"ID3", "audio/mpeg"), (0, b"\xff\xfb", "audio/mpeg"), 
                      (0, b"OggS", "audio/ogg"), (0, b"fLaC", "audio/flac"), (8, b"WAVE", "audio/wav")]
 
 
-def sniff_image_type(data: bytes, signatures: list[tuple[int, bytes, str]] = _IMAGE_SIGNATURES) -> str | None:
+def sniff_mime_type(data: bytes, signatures: list[tuple[int, bytes, str]] = _IMAGE_SIGNATURES) -> str | None:
     """The MIME type of a PNG, JPEG, GIF or WebP image (or with ``_AUDIO_SIGNATURES``, of MP3, Ogg,
     FLAC or WAV audio), from its first bytes; None otherwise."""
     for offset, magic, mime_type in signatures:
         if data[offset:offset + len(magic)] == magic and (offset == 0 or data.startswith(b"RIFF")):
             return mime_type
     return None
+
+
 
 
 class _Value:
@@ -142,20 +142,14 @@ class Image(_Value):
     def __init__(self, data: bytes, mime_type: str | None = None, annotations: dict[str, Any] | None = None):
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Image data must be bytes, not {type(data).__name__}")
+        mime_type = mime_type or sniff_mime_type(bytes(data))
         if mime_type is None:
-            mime_type = sniff_image_type(bytes(data))
-            if mime_type is None:
-                raise ValueError("Image: these bytes are not a PNG, JPEG, GIF or WebP image; "
-                                 "pass mime_type='image/...' to say what they are")
-        self.data = data
-        self.mime_type: str = mime_type
-        self.annotations = annotations
+            raise ValueError("Image: these bytes are not a PNG, JPEG, GIF or WebP image; "
+                             "pass mime_type='image/...' to say what they are")
+        self.data, self.mime_type, self.annotations = data, mime_type, annotations
 
     def to_content(self) -> dict[str, Any]:
-        item = image(bytes(self.data), self.mime_type)
-        if self.annotations is not None:
-            item["annotations"] = self.annotations
-        return item
+        return image(bytes(self.data), self.mime_type) | ({} if self.annotations is None else {"annotations": self.annotations})
 
 
 class Audio(_Value):
@@ -170,12 +164,10 @@ class Audio(_Value):
     def __init__(self, data: bytes, mime_type: str | None = None, annotations: dict[str, Any] | None = None):
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Audio data must be bytes, not {type(data).__name__}")
-        mime_type = mime_type or sniff_image_type(bytes(data), _AUDIO_SIGNATURES)
+        mime_type = mime_type or sniff_mime_type(bytes(data), _AUDIO_SIGNATURES)
         if mime_type is None:
             raise ValueError("Audio: these bytes are not MP3, Ogg, FLAC or WAV; pass mime_type='audio/...'")
-        self.data = data
-        self.mime_type: str = mime_type
-        self.annotations = annotations
+        self.data, self.mime_type, self.annotations = data, mime_type, annotations
 
     def to_content(self) -> dict[str, Any]:
         return audio(bytes(self.data), self.mime_type) | ({"annotations": self.annotations} if self.annotations else {})
@@ -219,19 +211,14 @@ class EmbeddedResource(_Value):
         if not isinstance(data, (str, bytes)):
             raise TypeError(f"EmbeddedResource data must be str or bytes, not {type(data).__name__}")
         if mime_type is None:  # PRM-05: always a MIME type that fits the data
-            guessed = "text/plain" if isinstance(data, str) else sniff_image_type(data)
+            guessed = "text/plain" if isinstance(data, str) else sniff_mime_type(data)
             mime_type = guessed or "application/octet-stream"
-        self.uri = uri
-        self.data = data
-        self.mime_type: str = mime_type
-        self.annotations = annotations
+        self.uri, self.data, self.mime_type, self.annotations = uri, data, mime_type, annotations
 
     def to_content(self) -> dict[str, Any]:
         # PRM-04, PRM-05
         item = embedded_resource(self.uri, self.data, self.mime_type)  # PRM-06
-        if self.annotations is not None:
-            item["annotations"] = self.annotations
-        return item
+        return item | ({} if self.annotations is None else {"annotations": self.annotations})
 
 
 # --- telling valid items from look-alikes ---------------------------------------------------------
@@ -309,12 +296,9 @@ def content_problem(item: Any) -> str | None:
     if kind == "text":
         problem = None if isinstance(item.get("text"), str) else 'a text item needs "text", a string'
     elif kind in ("image", "audio"):
-        if not _is_base64(item.get("data")):  # PRM-03
-            problem = f'an {kind} item needs "data", base64'
-        elif not isinstance(item.get("mimeType"), str):
+        problem = None if _is_base64(item.get("data")) else f'an {kind} item needs "data", base64'  # PRM-03
+        if problem is None and not isinstance(item.get("mimeType"), str):
             problem = f'an {kind} item needs "mimeType", a string'
-        else:
-            problem = None
     elif kind == "resource_link":
         problem = _link_problem(item)
     elif kind == "resource":

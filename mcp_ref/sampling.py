@@ -7,17 +7,20 @@ In short:
 
 1. A client that can sample declares the ``sampling`` capability (SAMP-05, AR-05); a server
    asks only such clients (ROOT-17 says the same for roots).
-2. The server sends ``sampling/createMessage`` with ``messages`` (role + text or image
-   content), ``maxTokens`` and optional ``systemPrompt``, ``includeContext``,
-   ``temperature``, ``stopSequences``, ``modelPreferences`` (hints and priorities, all
-   advisory: SAMP-14, SAMP-19) and ``metadata``.
+2. The server sends ``sampling/createMessage`` with ``messages`` (role + text or image content;
+   audio too from 2025-03-26 on: ``SAMPLING_KINDS``), ``maxTokens`` and optional ``systemPrompt``,
+   ``includeContext``, ``temperature``, ``stopSequences``, ``modelPreferences`` (hints and
+   priorities, all advisory: SAMP-14, SAMP-19) and ``metadata``.
 3. The client shows the request to its user, who may edit or refuse it (SAMP-01..04), calls
    its model, and answers with ``role``, ``content``, ``model`` and ``stopReason``. A refusal is
    an error (the spec's example uses code -1, SAMP-07).
 
-Client side: ``Client(sampling_handler=...)``; ``answer`` checks the request's params, hands them
-to the handler, and checks the result dict it returns. Server side: ``create_message`` (what
-``ctx.create_message`` calls), which refuses locally when the client did not declare sampling.
+Client side: ``Client(sampling_handler=...)``; ``answer`` checks the request's params (-32602, also
+for a kind of content the session's revision lacks), hands them to the handler, and checks the
+result dict it returns. Server side: ``create_message`` (what ``ctx.create_message`` calls), which
+refuses locally when the client did not declare sampling. A kind the session's revision lacks goes
+as ``content.stand_in``'s text, as in a tool result (audio to a client of 2024-11-05); what no
+revision's sampling message holds (a resource, a resource link) is a ValueError, nothing sent.
 
 Where revision 2025-11-25 hooks in (revisions/v2025_11_25.py, item 3): a client that declares
 ``sampling.tools`` (``Client(sampling_tools=True)``) may be sent ``tools`` (tool definitions, as in
@@ -33,12 +36,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .content import message_problem
-from .lifecycle import require_peer, since
+from .content import LATER_KINDS, message_problem, stand_in
+from .lifecycle import LATEST_PROTOCOL_VERSION, require_peer, since
 from .messages import USER_REJECTED, InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
 INCLUDE_CONTEXT = ("none", "thisServer", "allServers")
+# Each content kind of a sampling message, and the revision whose SamplingMessage first allows it (schema.json).
+SAMPLING_KINDS = {"text": "2024-11-05", "image": "2024-11-05", "audio": "2025-03-26",
+                  "tool_use": "2025-11-25", "tool_result": "2025-11-25"}  # "resource", "resource_link": in none
 
 
 class SamplingRejected(McpError):
@@ -67,8 +73,7 @@ def create_message_params(
     params: dict[str, Any] = {"messages": [_message(m) for m in messages], "maxTokens": max_tokens}
     optional = {"systemPrompt": system_prompt, "includeContext": include_context, "temperature": temperature,
                 "stopSequences": stop_sequences, "modelPreferences": model_preferences, "metadata": metadata}
-    params.update({key: value for key, value in optional.items() if value is not None})
-    return params
+    return params | {key: value for key, value in optional.items() if value is not None}
 
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -87,7 +92,11 @@ def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeou
     ``tool_choice`` (a mode, or the wire's dict) only for a 2025-11-25 client that declared them."""
     require_peer(session, "sampling", "sampling/createMessage")
     version, declared = session.lifecycle.protocol_version, session.lifecycle.peer_capabilities["sampling"]
-    params = create_message_params(messages, max_tokens, **options)
+    params = create_message_params([_for_session(_message(m), version) for m in messages], max_tokens, **options)
+    try:  # what this client's check would refuse is the author's mistake: raised here, nothing sent
+        check_params(params, isinstance(declared.get("tools"), dict), version)
+    except InvalidParams as exc:
+        raise ValueError(f"sampling/createMessage not sent (the client speaks MCP {version}): {exc.message}") from None
     if tools is not None or tool_choice is not None:  # revisions/v2025_11_25.py, item 3
         if not since(version, "2025-11-25"):
             _refuse(f"tools in sampling came with MCP 2025-11-25; this session speaks {version}")
@@ -101,12 +110,19 @@ def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeou
     return result
 
 
+def _for_session(message: dict[str, Any], version: str) -> dict[str, Any]:
+    """Server side: ``message``, or for a kind of content its session's revision lacks (audio before
+    2025-03-26) the same message holding ``stand_in``'s text, as a tool result does (functions/returns.py)."""
+    kind = message["content"].get("type") if isinstance(message.get("content"), dict) else None
+    later = kind in LATER_KINDS and kind in SAMPLING_KINDS and not since(version, SAMPLING_KINDS[kind])
+    return {**message, "content": stand_in(message["content"], version)} if later else message  # v2025_03_26.py, item 5
+
+
 def _tool_params(tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if tools is not None:
-        if not isinstance(tools, list) or not all(
-                isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("inputSchema"), dict)
-                for t in tools):
+        if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str)
+                                                  and isinstance(t.get("inputSchema"), dict) for t in tools):
             raise ValueError('tools must be a list of tool dicts, each with "name" and "inputSchema"')
         params["tools"] = tools
     if tool_choice is not None:
@@ -122,15 +138,17 @@ OPTIONAL_FIELDS = {"systemPrompt": "string", "includeContext": "string", "temper
                    "stopSequences": "array", "metadata": "object", "modelPreferences": "object"}
 
 
-def _tool_message_problem(message: Any) -> str | None:
-    """With tools (2025-11-25): a message whose content is one item or a list, each of them usual
-    content, ``tool_use`` (id, name, input) or ``tool_result`` (toolUseId, content list)."""
-    if not isinstance(message, dict):
-        return message_problem(message)
-    items = message.get("content")
-    for item in items if isinstance(items, list) else [items]:
-        if not isinstance(item, dict) or item.get("type") not in ("tool_use", "tool_result"):
-            problem = message_problem({"role": message.get("role"), "content": item})
+def _message_problem(message: Any, version: str, tools: bool) -> str | None:
+    """Why ``message`` is not a sampling message for a client of ``version``: its content one item (or
+    from 2025-11-25 on a list), each of a kind ``SAMPLING_KINDS`` gives that revision; ``tool_use`` (id,
+    name, input) and ``tool_result`` (toolUseId, content list) only with ``tools`` (declared ``sampling.tools``)."""
+    kinds = [k for k, first in SAMPLING_KINDS.items() if since(version, first) and (tools or not k.startswith("tool_"))]
+    items = message.get("content") if isinstance(message, dict) else None
+    for item in items if isinstance(items, list) and since(version, "2025-11-25") else [items]:
+        if not isinstance(item, dict) or item.get("type") in kinds and item["type"] not in ("tool_use", "tool_result"):
+            problem = message_problem(message if item is items else {"role": message.get("role"), "content": item})
+        elif item.get("type") not in kinds:
+            problem = f'its content: "type" must be one of {", ".join(kinds)} in this sampling message, not {item.get("type")!r}'
         elif item["type"] == "tool_use":
             ok = isinstance(item.get("id"), str) and isinstance(item.get("name"), str) and isinstance(item.get("input"), dict)
             problem = None if ok else 'its content: a tool_use item needs "id", "name" and "input"'
@@ -142,16 +160,15 @@ def _tool_message_problem(message: Any) -> str | None:
     return None if message.get("role") in ("user", "assistant") else '"role" must be "user" or "assistant"'
 
 
-def check_params(params: dict[str, Any], tools: bool = False) -> None:
+def check_params(params: dict[str, Any], tools: bool = False, version: str = LATEST_PROTOCOL_VERSION) -> None:
     """Client side, SAMP-09: raise InvalidParams (-32602, naming the field) unless ``params`` is a
     well-formed request, so a handler never meets a message or a field of the wrong shape.
-    ``tools``: this client declared ``sampling.tools``, so tool content may come (2025-11-25)."""
+    ``tools``: this client declared ``sampling.tools``, so tool content may come (2025-11-25).
+    ``version``: the session's revision; a content kind it lacks is refused too (``SAMPLING_KINDS``)."""
     messages = param(params, "messages", "array")
     param(params, "maxTokens", "integer")
     for index, message in enumerate(messages):
-        problem = _tool_message_problem(message) if tools else message_problem(message)
-        if problem is None and not tools and message["content"]["type"] == "resource":
-            problem = 'its content: "type" must be "text" or "image" in a sampling message'
+        problem = _message_problem(message, version, tools)
         if problem is not None:
             raise InvalidParams(f"Invalid params: messages[{index}]: {printable(problem)}", {"field": f"messages.{index}"})
     for name, expected in OPTIONAL_FIELDS.items():
@@ -161,12 +178,14 @@ def check_params(params: dict[str, Any], tools: bool = False) -> None:
                             {"field": "includeContext"})
 
 
-def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: Any = None) -> dict[str, Any]:
+def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: Any = None,
+           version: str | None = None) -> dict[str, Any]:
     """Client side: run the sampling handler and check what it returns (SAMP-09).
 
     A handler may return the full result dict, or just a str (an assistant text message from an
     unnamed model). It declines by raising ``SamplingRejected`` (or any ``McpError``). ``declared``
-    is the ``sampling`` capability this client declared (its ``tools`` flag, 2025-11-25).
+    is the ``sampling`` capability this client declared (its ``tools`` flag, 2025-11-25); ``version``
+    the session's revision, whose content kinds both the request and the result keep to.
     """
     if handler is None:
         raise MethodNotFound("Method not found: this client has no sampling handler")
@@ -174,7 +193,8 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: An
     if not tools and ("tools" in params or "toolChoice" in params):  # revisions/v2025_11_25.py, item 3
         raise InvalidParams("Invalid params: this client did not declare sampling.tools; send no tools or toolChoice",
                             {"field": "tools"})
-    check_params(params, tools)  # SAMP-09
+    version = version or LATEST_PROTOCOL_VERSION  # (None: not yet negotiated, as in a test of the function alone)
+    check_params(params, tools, version)  # SAMP-09
     # SAMP-01, SAMP-02
     # SAMP-03, SAMP-04
     # SAMP-08, SAMP-13
@@ -189,10 +209,8 @@ def answer(handler: SamplingHandler | None, params: dict[str, Any], declared: An
     # SAMP-23: the params arrive untouched (model hints in their order), for the host to weigh.
     result = handler(params)
     if isinstance(result, str):
-        result = {"role": "assistant", "content": {"type": "text", "text": result}, "model": "unknown",
-                  "stopReason": "endTurn"}
-    if not (isinstance(result, dict) and result.get("role") in ("user", "assistant")  # SAMP-09
-            and isinstance(result.get("content"), (dict, list) if tools else dict)
-            and isinstance(result.get("model"), str)):
-        raise InternalError("the sampling handler returned an invalid result (needs role, content and model)")
+        result = {"role": "assistant", "content": {"type": "text", "text": result}, "model": "unknown", "stopReason": "endTurn"}
+    problem = _message_problem(result, version, tools) if isinstance(result, dict) else "it is not an object"
+    if not isinstance(result, dict) or problem is not None or not isinstance(result.get("model"), str):  # SAMP-09
+        raise InternalError(f"the sampling handler returned an invalid result: {printable(problem or 'it has no model')}")
     return result

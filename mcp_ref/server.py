@@ -167,8 +167,8 @@ class Server(Decorators):
         for key, value in later.items():
             if value is not None and not isinstance(value, list if key == "icons" else str):
                 raise TypeError(f"Server({key}=) must be {'a list of icon dicts' if key == 'icons' else 'a str'}, not {value!r}")
-        if icons is not None and not all(isinstance(icon, dict) and isinstance(icon.get("src"), str) for icon in icons):
-            raise ValueError('Server(icons=) is a list of dicts, each with "src" (a URI)')
+        from .functions.registry import check_later_fields  # the check of @server.tool(icons=): https: or data: only
+        check_later_fields("Server(icons=)", None, icons, None)  # SCHEMA-13, as for a tool's icons
         self.later_info = {key: value for key, value in later.items() if value is not None}  # serverInfo's later fields
         self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
                                   else lifecycle.checked_versions(protocol_versions))

@@ -71,7 +71,6 @@ TESTED_ELSEWHERE = {
     "functions/convert.py": "functions/test_hints.py",  # JSON values to the types the hints ask for
     "functions/decorators.py": "pages/test_tools.py",  # @server.tool and its kin, in every page's tests
     "functions/kinds.py": "functions/test_signatures.py",
-    "functions/registry.py": "functions/test_signatures.py",
     "machinery/http/client_plumbing.py": "machinery/test_reach.py",
     "machinery/http/werkzeug_server.py": "pages/test_sse_client.py",
     "machinery/transport.py": "engine/test_reader.py",

@@ -123,8 +123,7 @@ class Registered:
 
         check_later_fields(what, title, icons, meta)
         self.title, self.icons, self.meta = title, icons, meta
-        self.fn = fn
-        self.what = what
+        self.fn, self.what = fn, what
         self.label = label  # how the server log names it: "tool add"
         self.signature = Signature(fn, what)  # refuses async functions and unusable hints, now
         self.description = description if description is not None else self.signature.doc
@@ -183,8 +182,9 @@ _ICON_FIELDS = {"src": str, "mimeType": str, "sizes": list, "theme": str}
 
 def check_later_fields(what: str, title: Any, icons: Any, meta: Any) -> None:
     """Refuse, at registration, a ``title`` that is not a str, ``icons`` that are not a list of
-    ``{"src": URI, "mimeType"?, "sizes"?: [str], "theme"?: "light"|"dark"}``, a ``meta`` that is not
-    a JSON object (the spec's ``_meta``)."""
+    ``{"src": an https: or data: URI, "mimeType"?, "sizes"?: [str], "theme"?: "light"|"dark"}`` (a
+    client must reject any other scheme: javascript:, file:, even http:), a ``meta`` that is not
+    a JSON object (the spec's ``_meta``). ``Server(icons=)`` is checked here too."""
     import json
 
     from ..content import is_uri
@@ -192,18 +192,16 @@ def check_later_fields(what: str, title: Any, icons: Any, meta: Any) -> None:
     if title is not None and not isinstance(title, str):
         raise TypeError(f"{what}: title must be a str, not {type(title).__name__}")
     for icon in icons if isinstance(icons, list) else [None] if icons is not None else []:
-        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str) or not is_uri(icon["src"]) \
-                or any(key not in _ICON_FIELDS or not isinstance(value, _ICON_FIELDS[key]) for key, value in icon.items()) \
-                or icon.get("theme", "light") not in ("light", "dark") \
-                or not all(isinstance(size, str) for size in icon.get("sizes", [])):
+        if (not isinstance(icon, dict) or not isinstance(icon.get("src"), str) or icon.get("theme") not in (None, "light", "dark")
+                or not is_uri(icon["src"]) or not icon["src"].lower().startswith(("https://", "data:"))  # SCHEMA-13: no other
+                or any(k not in _ICON_FIELDS or not isinstance(v, _ICON_FIELDS[k]) for k, v in icon.items())
+                or not all(isinstance(size, str) for size in icon.get("sizes", []))):
             raise ValueError(f"{what}: icons must be a list of dicts {{'src': an https: or data: URI, 'mimeType'?: str, "
                              f"'sizes'?: ['48x48', ...], 'theme'?: 'light' or 'dark'}}, not {icons!r}")
     if meta is not None:
         try:
-            plain = isinstance(meta, dict) and all(isinstance(key, str) for key in meta) \
-                and bool(json.dumps(meta, allow_nan=False))
+            plain = isinstance(meta, dict) and all(isinstance(k, str) for k in meta) and bool(json.dumps(meta, allow_nan=False))
         except (TypeError, ValueError):
             plain = False
         if not plain:
-            raise TypeError(f"{what}: meta must be a dict of JSON values with str keys (it is sent as _meta), "
-                            f"not {meta!r}")
+            raise TypeError(f"{what}: meta must be a dict of JSON values with str keys (it is sent as _meta), not {meta!r}")

@@ -80,7 +80,7 @@ from ..content import (
     embedded_resource,
     image,
     resource_contents,
-    sniff_image_type,
+    sniff_mime_type,
     stand_in,
     text,
 )
@@ -206,7 +206,7 @@ def is_content(value: Any) -> bool:
 
 def bytes_content(data: bytes) -> dict[str, Any]:
     """Bytes as a content item: an image when the type is known, otherwise an embedded blob."""
-    mime_type = sniff_image_type(data)
+    mime_type = sniff_mime_type(data)
     if mime_type is not None:
         return image(data, mime_type)
     uri = BYTES_URI.format(hashlib.sha256(data).hexdigest())  # TOOL-07: an embedded resource
@@ -324,7 +324,7 @@ def _contents(value: Any, uri: str, mime_type: str | None) -> dict[str, Any]:
         return resource_contents(uri, value, mime_type)
     if _is_bytes(value):
         data = bytes(value)
-        return resource_contents(uri, data, mime_type or sniff_image_type(data))  # RES-10
+        return resource_contents(uri, data, mime_type or sniff_mime_type(data))  # RES-10
     if isinstance(value, (Image, Audio)):
         return resource_contents(uri, bytes(value.data), value.mime_type)
     if isinstance(value, EmbeddedResource):

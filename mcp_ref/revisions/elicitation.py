@@ -25,7 +25,9 @@ In short:
    know or already saw completed.
 5. A server that cannot serve a request until the user has been to a URL may answer it with
    error -32042 (URL elicitation required), listing those URL elicitations in ``data``.
-6. A client asked in a mode it did not declare answers -32602.
+6. A client asked in a mode it did not declare answers -32602; so does one sent a URL that is not
+   valid, such as one holding a control character (ESC, CR, a bidi override), which could hide
+   the real URL behind a fake one on the user's screen.
 
 Server side: ``elicit`` and ``elicit_url`` (what ``ctx.elicit`` and ``ctx.elicit_url`` call) refuse
 locally, sending nothing, what this client or this session cannot take, check the schema before
@@ -39,6 +41,7 @@ terminal can be the handler: ``ask_in_terminal`` (elicitation_terminal.py).
 from __future__ import annotations
 
 import threading
+import unicodedata
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable
@@ -99,8 +102,15 @@ def url_params(message: str, url: str, elicitation_id: str) -> dict[str, Any]:
 
 
 def _url_problem(url: Any) -> str | None:
+    """Why ``url`` is not a URL a client may show and a person may open; None if it is one. A
+    character that no valid URL holds and that a terminal or a page would not show as itself (a
+    control such as ESC, CR or NUL; a bidi override such as U+202E; a blank) could hide the real URL
+    behind a fake one, where the client must show the whole of it (item 4): such a URL is refused."""
     if not isinstance(url, str):
         return f"a string, not {type(url).__name__}"
+    hidden = [char for char in url if unicodedata.category(char)[0] in "CZ"]
+    if hidden:  # ELICU-29: the whole URL, as it is, before consent
+        return f"{printable(url)!r} holds {hidden[0]!r}, a control or blank character that no URL holds"
     parts = urllib.parse.urlsplit(url)
     if not parts.scheme or not parts.netloc:  # revisions/v2025_11_25.py, item 2: a valid URL
         return f"{printable(url)!r} has no scheme or host"
@@ -207,7 +217,7 @@ def _check_request(params: dict[str, Any], modes: set[str]) -> str:
         param(params, "elicitationId", "string")
         problem = _url_problem(params.get("url"))
         if problem is not None:
-            raise InvalidParams(f'Invalid params: "url" must be an absolute URL: {problem}', {"field": "url"})
+            raise InvalidParams(f'Invalid params: "url" is not a valid absolute URL: {problem}', {"field": "url"})
         return mode
     problem = schema_problem(params.get("requestedSchema"), None, strict=False)
     if problem is not None:

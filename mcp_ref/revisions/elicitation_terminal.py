@@ -18,6 +18,12 @@ In short:
 3. URL mode: the whole URL is shown with its host set apart (and a warning for a host in
    punycode); the person says whether they will open it. This helper never opens it.
 4. End of input (Ctrl-D) at any point cancels.
+5. Whatever the server wrote (its message, the URL and its host, the fields' names, titles,
+   descriptions and choices, what its schema says of a wrong answer) reaches the terminal
+   through ``shown``: a control character (ESC, CR, BEL, NUL...) or a bidi override (U+202E)
+   there could rewrite the screen, make one URL look like another or hide a choice, so each is
+   written as its escape (``\x1b``, ``\r``, ``\u202e``) instead. Values (a default, an answer)
+   are shown as Python writes them (``repr``), which escapes the same characters.
 
 ``server=`` names the server in the header (``functools.partial(ask_in_terminal, server="notes")``),
 so the person knows who asks; ``stdin=`` and ``stderr=`` replace the terminal (tests give files).
@@ -28,12 +34,24 @@ from __future__ import annotations
 import math
 import sys
 import threading
+import unicodedata
 import urllib.parse
 from typing import Any, TextIO
 
+from ..messages import printable
 from .elicitation_schema import value_problem
 
 _one_at_a_time = threading.Lock()  # one question on the terminal at once: the client's threads may ask together
+
+
+def shown(text: Any) -> str:
+    """``text`` from the server as it may reach a terminal (item 5): ``messages.printable`` spells
+    what has no UTF-8 form (a lone surrogate) as its escape, and here every other character that a
+    terminal would not show as itself does the same: controls and format characters (categories C*,
+    the bidi overrides among them) and the line and paragraph separators."""
+    return "".join(char.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp") else char
+                   for char in printable(str(text)))
 
 
 class _Cancelled(Exception):
@@ -69,7 +87,7 @@ def ask_in_terminal(params: dict[str, Any], *, server: str | None = None, stdin:
     """An elicitation handler: ask the person at this terminal (items 1 to 4 above)."""
     terminal = _Terminal(stdin or sys.stdin, stderr or sys.stderr)
     with _one_at_a_time:
-        terminal.say(f"\n== {f'The server {server!r}' if server else 'The server'} asks: {params.get('message', '')}")
+        terminal.say(f"\n== {f'The server {server!r}' if server else 'The server'} asks: {shown(params.get('message', ''))}")
         try:
             if params.get("mode") == "url":
                 return _url(terminal, params["url"])
@@ -81,7 +99,7 @@ def ask_in_terminal(params: dict[str, Any], *, server: str | None = None, stdin:
 
 def _url(terminal: _Terminal, url: str) -> dict[str, Any]:
     host = urllib.parse.urlsplit(url).hostname or ""
-    terminal.say(f"  It asks you to open this URL:\n    {url}\n  on the host: {host.upper()}")
+    terminal.say(f"  It asks you to open this URL:\n    {shown(url)}\n  on the host: {shown(host.upper())}")
     if "xn--" in host or not host.isascii():  # item 3: a look-alike host is worth a second look
         terminal.say("  WARNING: the host is written in punycode or non-ASCII letters; it may imitate another.")
     action = terminal.choose("Will you open it (this program will not)? [y]es, [n]o, [c]ancel: ",
@@ -102,7 +120,7 @@ def _form(terminal: _Terminal, schema: dict[str, Any]) -> dict[str, Any]:
                 content.pop(name, None)
             else:
                 content[name] = value
-        terminal.say("  Your answers:\n" + "".join(f"    {name}: {value!r}\n" for name, value in content.items()))
+        terminal.say("  Your answers:\n" + "".join(f"    {shown(name)}: {value!r}\n" for name, value in content.items()))
         action = terminal.choose("Send them? [y]es, [e]dit, [n]o (decline), [c]ancel: ",
                                  {"y": "accept", "e": "edit", "n": "decline", "c": "cancel"})
         if action != "edit":
@@ -122,12 +140,12 @@ def _choices(prop: dict[str, Any]) -> list[tuple[str, str]] | None:
 
 def _field(terminal: _Terminal, name: str, prop: dict[str, Any], required: bool, default: Any) -> Any:
     """Ask one field until the answer fits (None: left out)."""
-    label = prop.get("title") or name
-    about = f": {prop['description']}" if prop.get("description") else ""
+    label = shown(prop.get("title") or name)
+    about = f": {shown(prop['description'])}" if prop.get("description") else ""
     terminal.say(f"  {label}{'' if required else ' (optional)'}{about}")
     choices = _choices(prop)
-    for number, (value, shown) in enumerate(choices or [], start=1):
-        terminal.say(f"    {number}) {shown}" + (f" [{value}]" if shown != value else ""))
+    for number, (value, title) in enumerate(choices or [], start=1):
+        terminal.say(f"    {number}) {shown(title)}" + (f" [{shown(value)}]" if title != value else ""))
     hint = {"boolean": " (yes/no)", "array": " (numbers or values, comma-separated)"}.get(prop["type"], "")
     while True:
         text = terminal.ask(f"  {label}{hint}{f' [{default!r}]' if default is not None else ''}: ")
@@ -138,12 +156,12 @@ def _field(terminal: _Terminal, name: str, prop: dict[str, Any], required: bool,
         try:
             value = _convert(text, prop, choices)
         except ValueError as exc:
-            terminal.say(f"    {exc}")
+            terminal.say(f"    {shown(exc)}")
             continue
         problem = value_problem(value, prop)
         if problem is None:
             return value
-        terminal.say(f"    {problem}")
+        terminal.say(f"    {shown(problem)}")
 
 
 def _convert(text: str, prop: dict[str, Any], choices: list[tuple[str, str]] | None) -> Any:

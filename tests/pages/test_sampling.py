@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client, InvalidParams, McpError, MethodNotFound, RequestContext, SamplingRejected, Server
+from mcp_ref import Client, InternalError, InvalidParams, McpError, MethodNotFound, RequestContext, SamplingRejected, Server
+from mcp_ref.lifecycle import since
+from mcp_ref.sampling import SAMPLING_KINDS, answer, check_params
 
 ANSWER = {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "fake-1", "stopReason": "endTurn"}
 
@@ -287,3 +289,164 @@ def test_include_context_other_than_none_needs_sampling_context_from_2025_11_25(
     assert ("error" in outcome) is refused
     if refused:
         assert "sampling.context" in outcome["error"].message
+
+
+# --- content kinds across revisions (sampling.SAMPLING_KINDS), both ways ---------------------------
+
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+PNG = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+WAV = {"type": "audio", "data": "UklGRgAAAABXQVZF", "mimeType": "audio/wav"}
+MESSAGES = {  # one message holding each kind of content item there is
+    "text": {"role": "user", "content": TEXT},
+    "image": {"role": "user", "content": PNG},
+    "audio": {"role": "user", "content": WAV},
+    "tool_use": {"role": "assistant", "content": TOOL_USE},
+    "tool_result": {"role": "user", "content": {"type": "tool_result", "toolUseId": "call-1", "content": [TEXT]}},
+    "resource": {"role": "user", "content": {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "x"}}},
+    "resource_link": {"role": "user", "content": {"type": "resource_link", "uri": "file:///a.txt", "name": "a"}},
+}
+# What a client of each revision (REVISIONS, in order) is sent for each kind, from ctx.create_message:
+# "as is", "stand-in" (content.stand_in's text, as a tool result gets), or "refused" (ValueError, nothing sent).
+SENT = {
+    "text": ("as is", "as is", "as is", "as is"),
+    "image": ("as is", "as is", "as is", "as is"),
+    "audio": ("stand-in", "as is", "as is", "as is"),
+    "tool_use": ("refused", "refused", "refused", "as is"),  # a 2025-11-25 client that declared sampling.tools
+    "tool_result": ("refused", "refused", "refused", "as is"),
+    "resource": ("refused", "refused", "refused", "refused"),  # in no revision's SamplingMessage
+    "resource_link": ("refused", "refused", "refused", "refused"),
+}
+CASES = [(kind, revision, outcome) for kind, outcomes in SENT.items()
+         for revision, outcome in zip(REVISIONS, outcomes, strict=True)]
+
+
+@pytest.mark.parametrize("kind, revision, outcome", CASES)
+def test_a_server_sends_each_kind_only_to_a_revision_that_has_it(
+        memory_client: Callable[..., Client], tap: Any, kind: str, revision: str, outcome: str) -> None:
+    """The tap checks every message against the schema of the revision agreed on: what is sent is valid there."""
+    seen: list[dict[str, Any]] = []
+    outcomes: dict[str, Any] = {}
+    server = Server("asker")
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        try:
+            outcomes["result"] = ctx.create_message([MESSAGES[kind]], 10)
+        except ValueError as exc:
+            outcomes["error"] = exc
+        return "done"
+
+    client = memory_client(server, sampling_handler=lambda p: seen.append(p) or "ok", sampling_tools=True,
+                           protocol_versions=[revision])
+    assert client.call_tool("ask")["content"][0]["text"] == "done"
+    if outcome == "refused":
+        assert seen == [] and "sampling/createMessage" not in tap.methods("<-")
+        assert f"not {kind!r}" in str(outcomes["error"]) and "not sent" in str(outcomes["error"])
+        return
+    (params,) = seen
+    content = params["messages"][0]["content"]
+    if outcome == "as is":
+        assert content == MESSAGES[kind]["content"]
+    else:
+        assert content["type"] == "text" and "audio clip (audio/wav) was left out" in content["text"]
+        assert f"MCP {revision}" in content["text"]
+
+
+def test_tool_content_goes_only_to_a_client_that_declared_sampling_tools(memory_client: Callable[..., Client],
+                                                                          tap: Any) -> None:
+    outcomes: dict[str, Any] = {}
+    server = Server("asker")
+
+    @server.tool()
+    def ask(ctx: RequestContext) -> str:
+        try:
+            ctx.create_message([MESSAGES["tool_use"]], 10)
+        except ValueError as exc:
+            outcomes["error"] = exc
+        return "done"
+
+    client = memory_client(server, sampling_handler=lambda p: "ok", protocol_versions=["2025-11-25"])
+    client.call_tool("ask")
+    assert "'tool_use'" in str(outcomes["error"]) and "sampling/createMessage" not in tap.methods("<-")
+
+
+def revision_aware(client: Client) -> Client:
+    """The client's sampling/createMessage entry, handing ``sampling.answer`` the session's revision
+    (``version=``) as client.py's entry is to do (today it hands none: the newest revision's kinds)."""
+    client.request_handlers["sampling/createMessage"] = lambda ctx: answer(
+        client.sampling_handler, ctx.params, ctx.session.lifecycle.capabilities.get("sampling"),
+        ctx.session.lifecycle.protocol_version)
+    return client
+
+
+# Whether a client of each revision takes each kind (it declared sampling.tools where it could).
+TAKEN = [(kind, revision, outcome == "as is") for kind, revision, outcome in CASES]
+
+
+@pytest.mark.parametrize("kind, revision, taken", TAKEN)
+def test_a_client_answers_32602_to_a_kind_its_revision_lacks(
+        memory_client: Callable[..., Client], tap: Any, kind: str, revision: str, taken: bool) -> None:
+    """SAMP-09, per revision: a server that skips its own checks (a raw request) meets the client's."""
+    seen: list[Any] = []
+    server = Server("raw")
+    server.request_handlers["test/sample"] = lambda ctx: ctx.request("sampling/createMessage", ctx.params)
+    client = revision_aware(memory_client(server, sampling_handler=lambda p: seen.append(p) or "ok", sampling_tools=True,
+                                          protocol_versions=[revision]))
+    params = {"messages": [MESSAGES[kind]], "maxTokens": 5}
+    if taken:
+        assert client.request("test/sample", params)["content"] == {"type": "text", "text": "ok"} and len(seen) == 1
+        return
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+        client.request("test/sample", params)
+    assert info.value.data == {"field": "messages.0"} and repr(kind) in info.value.message and seen == []
+
+
+@pytest.mark.parametrize("kind", ["resource", "resource_link"])
+def test_a_kind_no_revision_allows_is_32602_from_any_client(memory_client: Callable[..., Client], tap: Any,
+                                                            kind: str) -> None:
+    """Without a revision to go by (the entry client.py installs today), the newest revision's kinds."""
+    seen: list[Any] = []
+    server = Server("raw")
+    server.request_handlers["test/sample"] = lambda ctx: ctx.request("sampling/createMessage", ctx.params)
+    client = memory_client(server, sampling_handler=lambda p: seen.append(p) or "ok", sampling_tools=True)
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+        client.request("test/sample", {"messages": [MESSAGES[kind]], "maxTokens": 5})
+    assert info.value.data == {"field": "messages.0"} and seen == []
+
+
+@pytest.mark.parametrize("kind", list(MESSAGES))
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("tools", [False, True])
+def test_check_params_follows_the_table(kind: str, revision: str, tools: bool) -> None:
+    """The client's check alone: each kind against each revision, with and without sampling.tools."""
+    allowed = SAMPLING_KINDS.get(kind)
+    expected = allowed is not None and since(revision, allowed) and (tools or not kind.startswith("tool_"))
+    params = {"messages": [MESSAGES[kind]], "maxTokens": 5}
+    if expected:
+        check_params(params, tools, revision)
+    else:
+        with pytest.raises(InvalidParams, match=f"not {kind!r}"):
+            check_params(params, tools, revision)
+
+
+@pytest.mark.parametrize("revision, taken", [("2024-11-05", False), ("2025-06-18", False), ("2025-11-25", True)])
+def test_a_list_of_content_is_taken_from_2025_11_25_on_with_or_without_tools(revision: str, taken: bool) -> None:
+    """The schema of 2025-11-25 lets a message's content be a list of items, tools or not."""
+    params = {"messages": [{"role": "user", "content": [TEXT, PNG]}], "maxTokens": 5}
+    if taken:
+        check_params(params, False, revision)
+    else:
+        with pytest.raises(InvalidParams, match="must be an object, not list"):
+            check_params(params, True, revision)
+
+
+@pytest.mark.parametrize("kind, revision, taken", TAKEN)
+def test_the_handler_s_result_keeps_to_the_revision_too(kind: str, revision: str, taken: bool) -> None:
+    """SAMP-09 on the way back: a handler that answers with a kind the session lacks is -32603, not sent."""
+    result = {**MESSAGES[kind], "role": "assistant", "model": "m"}
+    params = {"messages": [MESSAGES["text"]], "maxTokens": 5}
+    if taken:
+        assert answer(lambda p: result, params, {"tools": {}}, revision) == result
+    else:
+        with pytest.raises(InternalError, match="invalid result"):
+            answer(lambda p: result, params, {"tools": {}}, revision)

@@ -287,3 +287,44 @@ def test_over_streamable_http(tap: Any) -> None:
 def test_requested_schema_leaves_a_wire_schema_as_it_is() -> None:
     wire = {"type": "object", "properties": {"a": {"type": "boolean", "default": True}}, "required": []}
     assert requested_schema(wire, "2025-06-18") == wire
+
+
+# Characters that a terminal or a page does not show as themselves, and that could make a URL look
+# like another (2025-11-25: the client MUST show the whole URL): none of them is in a valid URL.
+HIDDEN = {"ESC": "\x1b", "CR": "\r", "LF": "\n", "BEL": "\x07", "NUL": "\x00", "RLO": "\u202e", "space": " "}
+
+
+@pytest.mark.parametrize("char", HIDDEN.values(), ids=HIDDEN.keys())
+def test_a_url_with_a_control_character_is_answered_32602_before_the_handler(
+        memory_client: Callable[..., Client], tap: Any, char: str) -> None:
+    seen: list[Any] = []
+    server = Server("raw")  # past the server's own checks, straight onto the wire
+    server.request_handlers["test/elicit"] = lambda ctx: ctx.request("elicitation/create", ctx.params)
+    client = memory_client(server, elicitation_handler=lambda p: seen.append(p) or {"action": "accept"},
+                           elicitation_url=True)
+    url = f"https://evil.example/{char}https://bank.example/login"
+    with tap.deliberately_invalid(), pytest.raises(InvalidParams) as info:
+        client.request("test/elicit", {"mode": "url", "message": "Log in", "url": url, "elicitationId": "e1"})
+    assert info.value.code == -32602 and info.value.data == {"field": "url"} and seen == []
+    assert "not a valid absolute URL" in info.value.message and repr(char) in info.value.message
+    assert char == " " or char not in info.value.message  # the error quotes it escaped, too
+
+
+@pytest.mark.parametrize("char", HIDDEN.values(), ids=HIDDEN.keys())
+def test_a_server_cannot_send_such_a_url_either(memory_client: Callable[..., Client], tap: Any, char: str) -> None:
+    server = Server("asker")
+    outcome: dict[str, Any] = {}
+
+    @server.tool()
+    def pay(ctx: RequestContext) -> str:
+        try:
+            ctx.elicit_url("Pay", f"https://pay.example.com/{char}x", elicitation_id="p1")
+        except ValueError as exc:
+            outcome["error"] = exc
+        return "done"
+
+    client = memory_client(server, elicitation_handler=person, elicitation_url=True)
+    client.call_tool("pay")
+    assert "control or blank character" in str(outcome["error"]) and "elicitation/create" not in tap.methods("<-")
+    with pytest.raises(ValueError, match="control or blank character"):
+        elicitation.URLElicitationRequired([{"elicitationId": "x", "url": f"https://a.example/{char}", "message": "m"}])

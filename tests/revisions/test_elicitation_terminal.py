@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, RequestContext, Server
+from mcp_ref.revisions import elicitation_terminal
 from mcp_ref.revisions.elicitation_terminal import ask_in_terminal
 
 SCHEMA = {"type": "object", "properties": {
@@ -89,3 +90,58 @@ def test_as_the_handler_of_a_client(memory_client: Callable[..., Client]) -> Non
     client = memory_client(server, elicitation_handler=handler)
     assert client.call_tool("sign_up")["content"][0]["text"] == "accept: {'name': 'Ada', 'vegan': True}"
     assert "Who are you?" in err.getvalue()
+
+
+# What a server might slip into text meant for the person, to rewrite the screen or hide a part of it,
+# and how the terminal shows each instead (item 5: ``shown``).
+HIDDEN = {"\x1b": "\\x1b", "\r": "\\r", "\x07": "\\x07", "\x00": "\\x00", "\u202e": "\\u202e", "\n": "\\n",
+          "\u2028": "\\u2028"}
+
+
+@pytest.mark.parametrize("char, escaped", HIDDEN.items(), ids=["ESC", "CR", "BEL", "NUL", "RLO", "LF", "LSEP"])
+def test_a_url_and_a_message_reach_the_terminal_escaped(char: str, escaped: str) -> None:
+    """Called directly, past the client's check of the URL (which refuses such a URL: test_elicitation.py)."""
+    url = f"https://evil.example/{char}[2K    https://bank.example/login"
+    answer, shown = ask({"mode": "url", "message": f"Log in{char}[31m now", "url": url, "elicitationId": "e1"}, "n\n")
+    assert answer == {"action": "decline"}
+    assert f"in{char}[31m" not in shown and f"example/{char}[2K" not in shown  # (the terminal's own lines end in LF)
+    assert f"Log in{escaped}[31m now" in shown and f"https://evil.example/{escaped}[2K    https://bank.example/login" in shown
+
+
+@pytest.mark.parametrize("char, escaped", HIDDEN.items(), ids=["ESC", "CR", "BEL", "NUL", "RLO", "LF", "LSEP"])
+def test_the_names_titles_descriptions_and_choices_of_a_form_reach_it_escaped(char: str, escaped: str) -> None:
+    schema = {"type": "object", "properties": {
+        f"a{char}": {"type": "string", "title": f"Title{char}", "description": f"about{char}", "pattern": f"^(x|{char})$"},
+        "b": {"type": "string", "enum": ["1", "2"], "enumNames": [f"One{char}", "Two"]},
+        "c": {"type": "string", "oneOf": [{"const": f"r{char}", "title": f"Red{char}"}, {"const": "g", "title": "Green"}]},
+    }, "required": [f"a{char}", "b", "c"]}
+    typed = "y\n" + "\n".join(["nope", "x", "1", "Green", "y"]) + "\n"
+    answer, shown = ask({"message": "m", "requestedSchema": schema}, typed)
+    assert answer == {"action": "accept", "content": {f"a{char}": "x", "b": "1", "c": "g"}}
+    assert not any(f"{word}{char}" in shown for word in ("Title", "about", "One", "Red", "a", "x|"))
+    assert f"Title{escaped}" in shown and f"about{escaped}" in shown
+    assert f"^(x|{escaped})$" in shown  # the schema's pattern, quoted when "nope" fails it
+    assert f"1) One{escaped} [1]" in shown and f"1) Red{escaped} [r{escaped}]" in shown and f"a{escaped}: " in shown
+
+
+def test_a_server_s_message_reaches_a_client_s_terminal_escaped(memory_client: Callable[..., Client]) -> None:
+    """Through a real session: the server's message, title and description, as the person sees them."""
+    server = Server("asker")
+
+    @server.tool()
+    def sign_up(ctx: RequestContext) -> str:
+        schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name\x1b[8m",
+                                                            "description": "\u202eevil"}}}
+        return str(ctx.elicit("Who are you?\x1b[2J\r", schema)["action"])
+
+    err = io.StringIO()
+    handler = functools.partial(ask_in_terminal, stdin=io.StringIO("n\n"), stderr=err)
+    client = memory_client(server, elicitation_handler=handler)
+    assert client.call_tool("sign_up")["content"][0]["text"] == "decline"
+    assert "Who are you?\\x1b[2J\\r" in err.getvalue() and "\x1b" not in err.getvalue() and "\r" not in err.getvalue()
+
+
+def test_shown_leaves_what_a_terminal_shows_as_itself() -> None:
+    text = "Zürich, 東京, naïve — 100 % (tab\tand all)"
+    assert elicitation_terminal.shown(text) == text.replace("\t", "\\t")  # a tab is a control character too
+    assert elicitation_terminal.shown("\udc80") == "\\udc80"  # a lone surrogate: messages.printable's escape
