@@ -4,8 +4,9 @@ Not a spec section: the place that knows which indexes there are. The IDs of rev
 live in requirements.py (LC-08, TOOL-18, ...); each later revision with a handshake has an index
 of what it added or changed: requirements_2025_03_26.py (the Streamable HTTP transport, SHTTP-NN,
 and the rest of that revision: BATCH, ANNOT, ...), requirements_2025_06_18.py (ELIC, OUTPUT, HDR,
-...) and requirements_2025_11_25.py (ELICU, TNAME, SCHEMA, TASK, ...). Their prefixes never
-collide, so an ID names one requirement of one revision.
+...), requirements_2025_11_25.py (ELICU, TNAME, SCHEMA, TASK, ...) and, for the stateless revision
+without a handshake, requirements_2026_07_28.py (STLS, MRTR, SUBS, HTTPX, CACHE, ...). Their
+prefixes never collide, so an ID names one requirement of one revision.
 
 ``get(id)`` finds an ID in whichever index holds it (a KeyError with the closest IDs of all
 otherwise); ``everything()`` is the union, in the order 2024-11-05 first; ``revision_of(id)``
@@ -28,6 +29,7 @@ INDEXES = (
     ("2025-03-26", "requirements_2025_03_26"),
     ("2025-06-18", "requirements_2025_06_18"),
     ("2025-11-25", "requirements_2025_11_25"),
+    ("2026-07-28", "requirements_2026_07_28"),
 )
 
 
