@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 
 def closest(given: str, ids: Iterable[str], n: int = 5) -> list[str]:
@@ -28,18 +29,41 @@ def closest(given: str, ids: Iterable[str], n: int = 5) -> list[str]:
     normal = f"{shaped.group(1)}-{int(shaped.group(2)):02d}" if shaped else typed
     ranked = []
     for order, candidate in enumerate(ids):
+        if _surely_far(normal, candidate) and _surely_far(typed, candidate):
+            continue  # (a quick bound first: most IDs are far from both, and the full count is slow)
         near, far = sorted((_edits(normal, candidate), _edits(typed, candidate)))
-        if near <= 2:
-            ranked.append((near, near + far, order, candidate))
+        ranked.append((near, near + far, order, candidate))
     return [candidate for *_, candidate in sorted(ranked)[:n]]
 
 
 _ID_SHAPE = re.compile(r"([A-Z]+)[\s_-]*(\d{1,4})")
 
 
-def _edits(a: str, b: str) -> int:
+def _surely_far(a: str, b: str, most: int = 2) -> bool:
+    """Whether ``a`` and ``b`` are certainly more than ``most`` edits apart, by a bound that costs
+    little: an edit changes the count of at most one letter each way (a swap changes none), so the
+    letters ``a`` has too many of, and those it has too few of, each need an edit of their own."""
+    have, want = _letters(a), _letters(b)
+    surplus = sum(max(0, n - want.get(c, 0)) for c, n in have.items())
+    missing = sum(max(0, n - have.get(c, 0)) for c, n in want.items())
+    return max(surplus, missing) > most or _edits(a, b, most) > most
+
+
+@lru_cache(maxsize=4096)
+def _letters(text: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in text:
+        counts[c] = counts.get(c, 0) + 1
+    return counts
+
+
+def _edits(a: str, b: str, most: int | None = None) -> int:
     """How many one-letter insertions, deletions, substitutions or swaps of neighbours turn ``a``
-    into ``b`` (the optimal string alignment distance)."""
+    into ``b`` (the optimal string alignment distance). With ``most``, any distance over it may
+    come back as ``most + 1``: the count stops once it cannot end at ``most`` or less (the lengths
+    alone differ by more, or every cell of a row, and so of every row after it, is over it)."""
+    if most is not None and abs(len(a) - len(b)) > most:
+        return most + 1
     previous2: list[int] = []
     previous = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -49,5 +73,7 @@ def _edits(a: str, b: str) -> int:
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 current[j] = min(current[j], previous2[j - 2] + 1)
+        if most is not None and min(current) > most and min(previous) > most:
+            return most + 1
         previous2, previous = previous, current
     return previous[len(b)]
