@@ -142,3 +142,19 @@ def test_spec_lc_8_suggests_lc_08_first() -> None:
     assert proc.stderr.startswith("mcp-ref: unknown requirement ID 'LC-8': did you mean LC-08, ")
     with pytest.raises(KeyError, match=r"did you mean SHTTP-09, "):  # each index's own get() ranks the same way
         requirements_2025_03_26.get("shttp-9")
+
+
+def test_the_quick_bound_never_rules_out_an_id_the_full_count_would_keep() -> None:
+    """``closest`` skips an ID when ``_surely_far`` says it is over two edits away; on 5,000 pairs
+    of short strings of ID letters that agrees with the full count, and the capped count agrees too."""
+    from random import Random
+
+    from mcp_ref_check.closeness import _edits, _surely_far
+
+    rng = Random(7)
+    for _ in range(5000):
+        a, b = ("".join(rng.choice("ABLCT-0189") for _ in range(rng.randint(0, 9))) for _ in range(2))
+        exact = _edits(a, b)
+        assert _surely_far(a, b) == (exact > 2), (a, b, exact)
+        capped = _edits(a, b, most=2)
+        assert capped == exact if exact <= 2 else capped > 2, (a, b, exact, capped)
