@@ -48,38 +48,27 @@ Lookups as in requirements.py: ``get(id)``, ``search(text)``, and ``REQUIREMENTS
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from .closeness import closest
-from .requirements import Requirement as _Requirement
+from . import revision_index
 
 REVISION = "2025-11-25"
-SPEC_URL = f"https://modelcontextprotocol.io/specification/{REVISION}"
-
-# How binding each word is, for ``strength`` (as requirements.py point 6).
-_WORD_STRENGTH: dict[str, str] = {
-    "MUST": "MUST",
-    "MUST NOT": "MUST",
-    "REQUIRED": "MUST",
-    "SHOULD": "SHOULD",
-    "SHOULD NOT": "SHOULD",
-    "RECOMMENDED": "SHOULD",
-    "MAY": "MAY",
-    "OPTIONAL": "MAY",
-}
+SPEC_URL = f"{revision_index.SPEC_ROOT}/{REVISION}"
 
 
 @dataclass(frozen=True)
-class Requirement(_Requirement):
+class Requirement(revision_index.LaterRequirement):
     """A requirement of revision 2025-11-25: as requirements.Requirement, with this revision's URL."""
 
-    @property
-    def url(self) -> str:
-        return f"{SPEC_URL}/{self.page}" if self.page else SPEC_URL
+    revision: ClassVar[str] = REVISION
 
     @property
     def strength(self) -> str:
-        """As requirements.py point 6: a combined level counts as its strongest part."""
-        parts = [_WORD_STRENGTH[part.strip()] for part in self.level.replace(" (lowercase)", "").split("/")]
+        """As requirements.py point 6: a combined level counts as its strongest part. (Two rows,
+        ELICU-21 and ELICU-34, say ``MUST/MUST (lowercase)``: a keyword and the same word in plain
+        prose, which revision_index's stricter reading of a level refuses; this one takes them.)"""
+        keywords = self.level.replace(" (lowercase)", "").split("/")
+        parts = [revision_index.KEYWORD_STRENGTH[part.strip()] for part in keywords]
         return min(parts, key=["MUST", "SHOULD", "MAY"].index)
 
 
@@ -312,12 +301,7 @@ REQUIREMENTS: dict[str, Requirement] = {r.id: r for r in _TABLE}
 
 def get(requirement_id: str) -> Requirement:
     """The requirement with this ID, in any case; KeyError naming close IDs if unknown."""
-    key = requirement_id.strip().upper()
-    if key in REQUIREMENTS:
-        return REQUIREMENTS[key]
-    close = closest(requirement_id, REQUIREMENTS)
-    hint = f"did you mean {', '.join(close)}?" if close else "IDs of this index look like ELICU-01"
-    raise KeyError(f"unknown requirement ID {requirement_id!r}: {hint}")
+    return revision_index.lookup(requirement_id, REQUIREMENTS, REVISION, "ELICU-01")
 
 
 def search(text: str) -> list[Requirement]:
