@@ -127,7 +127,3 @@ def _context_arguments(params: dict[str, Any]) -> dict[str, str]:
     if not all(isinstance(v, str) for v in chosen.values()):
         raise InvalidParams('Invalid params: "context.arguments" must map names to strings', {"field": "context.arguments"})
     return dict(chosen)
-
-
-def complete_params(ref: dict[str, Any], argument: dict[str, Any]) -> dict[str, Any]:
-    return {"ref": ref, "argument": argument}

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .machinery.http.client_plumbing import HttpError as HttpError  # raised by the client ends of both HTTP transports
-from .machinery.http.client_plumbing import first_words, post_resent_once, socket_of
+from .machinery.http.client_plumbing import first_words, resent_once, socket_of
 from .machinery.http.client_plumbing import unreachable as unreachable  # shared with streamable_http/client_transport.py
 from .messages import ConnectionClosed
 
@@ -221,7 +221,7 @@ class SseClientTransport:
             # LC-24: both to connect and to wait for the answer, so a frozen server costs a
             # request no more than its own timeout; sent once more if it crossed the close of an
             # idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
-            response = post_resent_once(self._http, lambda left: self._http.post(
+            response = resent_once(self._http, lambda left: self._http.post(
                 self._endpoint, data=data, timeout=(left, left), headers={"Content-Type": "application/json"}), bound)
         except requests.Timeout:  # the session turns it into RequestTimeout for the caller
             raise TimeoutError(f"POST to {shown}: no answer within {bound:g} s") from None

@@ -159,7 +159,7 @@ class StreamableHttpClientTransport:
             # either kind of answer; SHTTP-01: the body is our engine's UTF-8; LC-24: both to
             # connect and to wait for the answer to begin. Sent once more if it crossed the close
             # of an idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
-            response = plumbing.post_resent_once(self._http, lambda left: self._http.post(
+            response = plumbing.resent_once(self._http, lambda left: self._http.post(
                 self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
         except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
             if self._reached and isinstance(exc, requests.Timeout):
@@ -428,7 +428,8 @@ class StreamableHttpClientTransport:
             stream.abandon()
         if self.session_id is not None and self._ended is None:
             try:  # SHTTP-41: we are done with the session; a 405 (the server keeps it) is fine too
-                self._http.delete(self.url, headers=self._headers(), timeout=(DELETE_TIMEOUT, DELETE_TIMEOUT))
+                plumbing.resent_once(self._http, lambda left: self._http.delete(
+                    self.url, headers=self._headers(), timeout=(left, left)), DELETE_TIMEOUT)
             except Exception as exc:
                 log.debug("DELETE of the session at %s failed: %s", self.url, exc)
         self._http.close()

@@ -11,7 +11,10 @@ a progress notification for that token follows, where and when MODE says. In the
 ``drops-...`` modes connections are kept alive (HTTP/1.1), and once, the request that follows a
 ping on the same connection is read and left unanswered: the connection is closed under it,
 cleanly or with a reset, as a server that closes idle kept-alive connections (Node after 5 s,
-uvicorn after 5 s) does to a request that crosses its close; ``dropped`` is printed then.
+uvicorn after 5 s) does to a request that crosses its close; ``dropped`` is printed then. The
+two ``drops-the-...`` modes do the same to the first GET, or the first DELETE (in a real run the
+GET comes on the connection the initialize POST left idle; the DELETE on a fresh one, or one that
+answered before); ``deleted`` is printed when a DELETE ends a session.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ MODES = {
                                         "(wrong: long after the response)",
     "drops-a-kept-alive-connection": "once, close a kept-alive connection under the request after a ping (FIN)",
     "resets-a-kept-alive-connection": "the same, with a reset (RST) instead of a clean close",
+    "drops-the-get-on-a-kept-alive-connection": "once, close the connection under the first GET (which comes on "
+                                                "the connection the initialize POST left idle)",
+    "drops-the-delete-on-a-kept-alive-connection": "once, close the connection under the first DELETE",
     "checks-origin-on-posts-only": "refuse a POST whose Origin is not localhost's (403), but serve GET and DELETE "
                                    "whatever their Origin, and any Host name (SHTTP-06 asks every request checked)",
     "checks-neither-origin-nor-host": "serve any Origin and any Host name: no DNS-rebinding check at all",
@@ -78,8 +84,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def drop_this_one(self) -> bool:
         """In the drops-/resets- modes: whether to close the connection under this request (once,
-        the first request that follows a ping on its connection); closes it if so."""
-        if not self.mode.endswith("-a-kept-alive-connection") or not getattr(self, "answered_a_ping", False):
+        the first request that follows a ping on its connection, or in the drops-the- modes the
+        first GET or DELETE); closes it if so."""
+        if self.mode.startswith("drops-the-"):
+            if self.command.lower() != self.mode.split("-")[2]:
+                return False
+        elif not self.mode.endswith("-a-kept-alive-connection") or not getattr(self, "answered_a_ping", False):
             return False
         with LOCK:
             if TOKENS["dropped"]:
@@ -162,7 +172,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         threading.Timer(delay, STREAMS[session].put, args=(progress(token),)).start()
 
     def do_GET(self) -> None:
-        if self.refused_with_400():
+        if self.drop_this_one() or self.refused_with_400():
             return
         outbox = STREAMS.get(self.headers.get("Mcp-Session-Id") or "")
         if outbox is None:
@@ -186,12 +196,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
     def do_DELETE(self) -> None:
-        if self.refused_with_400():
+        if self.drop_this_one() or self.refused_with_400():
             return
         if STREAMS.pop(self.headers.get("Mcp-Session-Id") or "", None) is None:
             self.no_session()
             return
         self.send(200)
+        print("deleted", flush=True)
 
 
 def main() -> None:
@@ -199,7 +210,7 @@ def main() -> None:
     if mode not in MODES:
         raise SystemExit(f"unknown mode {mode!r}; one of: {', '.join(MODES)}")
     Handler.mode = mode
-    if mode.endswith("-a-kept-alive-connection"):
+    if "kept-alive" in mode:
         Handler.protocol_version = "HTTP/1.1"  # connections kept alive, as Node's and uvicorn's
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

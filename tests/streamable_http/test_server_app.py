@@ -708,3 +708,22 @@ def test_a_request_crossing_the_close_of_an_idle_connection_is_sent_once_more(mo
         client.ping()
         client.ping()  # the server closes the connection under this one, then answers its resend
         assert said.readline().strip() == "dropped"  # (so the resend was needed)
+
+
+@pytest.mark.parametrize("method", ["get", "delete"])
+def test_a_get_or_delete_crossing_the_close_of_an_idle_connection_is_sent_once_more(method: str) -> None:
+    """The same for the other requests a client sends on a kept-alive connection: the GET that
+    opens the stream takes the connection the initialize POST left idle (had it failed, the
+    whole connection would end, as a server that cannot be reached does: the conformance
+    suite's Node server did that to a loaded run), and the DELETE at close may take the last
+    POST's. The server closes the connection under the first GET, or DELETE; the client sends it
+    once more on a fresh connection: the session works on, and the DELETE reaches the server."""
+    with running("unruly_http_server.py", f"drops-the-{method}-on-a-kept-alive-connection") as (url, said):
+        with Client.http(url, timeout=10, fallback=False) as client:
+            client.ping()
+            client.ping()
+        lines = threading.Thread(target=lambda: heard.extend([said.readline(), said.readline()]), daemon=True)
+        heard: list[str] = []
+        lines.start()  # (read on a thread: a DELETE that never came must not hang the test)
+        lines.join(10)
+        assert [line.strip() for line in heard] == ["dropped", "deleted"]  # resent, and the session ended

@@ -26,7 +26,8 @@ client ends of both HTTP transports raise for a refused request). In short:
    its body is a JSON-RPC error, else the body's first words.
 7. ``closed_before_answering(exc)``: whether a request failed on a kept-alive connection that the
    server had closed while it was idle (the server never answered it: it may be sent once more,
-   after ``drop_idle_connections(session)``; ``post_resent_once`` does both).
+   after ``drop_idle_connections(session)``; ``resent_once`` does both, for every request a
+   client sends on a kept-alive connection: a POST, the GET that opens a stream, the DELETE).
 8. ``stop_reading(sock, response)``: a reader blocked on a response wakes now; a
    ``ResponseStream`` is a streaming response with its socket, stopped by ``abandon()``, and
    ``answers(data, request_id)`` tells whether a message read from it is the awaited answer.
@@ -129,7 +130,8 @@ def open_event_stream(session: Any, url: str, headers: dict[str, str], timeout: 
     """GET ``url`` for an event stream, waiting ``timeout`` for the answer to begin: ``(response,
     200)`` when one is open; ``(None, status)`` when the server answered anything else (that
     response closed). Raises what requests raises."""
-    response = session.get(url, headers=headers, timeout=(timeout, timeout), stream=True)
+    response = resent_once(session, lambda left: session.get(url, headers=headers, timeout=(left, left), stream=True),
+                           timeout)  # (the GET after a POST takes that POST's kept-alive connection)
     kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if response.status_code == 200 and kind == "text/event-stream":
         return response, 200
@@ -281,18 +283,19 @@ def stop_reading(sock: Any, response: Any) -> None:
         pass
 
 
-def post_resent_once(session: Any, post: Callable[[float], Any], bound: float) -> Any:
-    """``post(seconds)``, given ``bound`` seconds; if it failed on a connection the server had
-    closed while idle (``closed_before_answering``), once more on a fresh connection, given what
-    is left of ``bound``. Raises what the last attempt raised (requests' exceptions)."""
+def resent_once(session: Any, send: Callable[[float], Any], bound: float) -> Any:
+    """``send(seconds)`` (one request: a POST, a GET, a DELETE), given ``bound`` seconds; if it
+    failed on a connection the server had closed while idle (``closed_before_answering``), once
+    more on a fresh connection, given what is left of ``bound``. Raises what the last attempt
+    raised (requests' exceptions)."""
     deadline = time.monotonic() + bound
     try:
-        return post(bound)
+        return send(bound)
     except Exception as exc:
         if not closed_before_answering(exc) or time.monotonic() >= deadline:
             raise
     drop_idle_connections(session)  # the kept-alive connections go: the next request opens a fresh one
-    return post(deadline - time.monotonic())
+    return send(deadline - time.monotonic())
 
 
 def drop_idle_connections(session: Any) -> None:
