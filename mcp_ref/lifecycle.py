@@ -44,16 +44,20 @@ PROTOCOL_VERSION = "2024-11-05"  # the revision of this page: mcp_ref's base
 # The revisions mcp_ref speaks, in the order they were published, which is the only order there
 # is between them (VER-02: a version string is compared for equality, never read as a date).
 # Each later one is a delta on this base, described in mcp_ref/revisions/.
-REVISIONS = (PROTOCOL_VERSION, "2025-03-26", "2025-06-18", "2025-11-25")
+REVISIONS = (PROTOCOL_VERSION, "2025-03-26", "2025-06-18", "2025-11-25")  # those with this handshake
 SUPPORTED_PROTOCOL_VERSIONS = tuple(reversed(REVISIONS))  # newest first; LC-25: a side may speak several
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+# 2026-07-28 dropped this page's handshake: every request names its revision (revisions/stateless.py).
+# It follows the others in the order ``since`` reads, and is never offered in ``initialize``.
+STATELESS_REVISIONS = ("2026-07-28",)
+ALL_REVISIONS = REVISIONS + STATELESS_REVISIONS
 
 
 def since(version: str | None, revision: str) -> bool:
     """Whether a session that agreed on ``version`` speaks what ``revision`` brought: the hook
     through which the pages of this base add a later revision's fields (VER-02: by the list's
     order, not by the dates). An unknown or missing version speaks only the base."""
-    return version in REVISIONS and REVISIONS.index(version) >= REVISIONS.index(revision)
+    return version in ALL_REVISIONS and ALL_REVISIONS.index(version) >= ALL_REVISIONS.index(revision)
 
 
 def checked_versions(versions: Any) -> tuple[str, ...]:
@@ -61,11 +65,11 @@ def checked_versions(versions: Any) -> tuple[str, ...]:
     lists what mcp_ref speaks for anything else (an empty list, an unknown or misspelled version)."""
     if isinstance(versions, str):
         versions = [versions]
-    unknown = [v for v in versions if v not in REVISIONS]
-    if unknown or not versions:
-        raise ValueError(f"protocol_versions={list(versions)!r}: mcp_ref speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}; "
+    newest_first = tuple(reversed(ALL_REVISIONS))
+    if not versions or any(v not in ALL_REVISIONS for v in versions):
+        raise ValueError(f"protocol_versions={list(versions)!r}: mcp_ref speaks {', '.join(newest_first)}; "
                          "give a non-empty list of those")
-    return tuple(v for v in SUPPORTED_PROTOCOL_VERSIONS if v in versions)
+    return tuple(v for v in newest_first if v in versions)
 
 
 class Phase(enum.Enum):
@@ -126,6 +130,10 @@ def accept_initialize(state: LifecycleState, params: dict[str, Any],
                       supported: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> str:
     """Check an ``initialize`` request, record what the client said, return the version to use."""
     requested = param(params, "protocolVersion", "string")  # LC-04, LC-11: e.g. "2024-11-05"
+    spoken, supported = supported, tuple(v for v in supported if v in REVISIONS)  # (never one without a handshake)
+    if not supported:  # STLS-23: a server of 2026-07-28 alone says what it speaks instead
+        raise InvalidParams(f"this server speaks only {', '.join(spoken)}, which has no initialize: send each "
+                            "request with its version in _meta", {"supported": list(spoken)})
     capabilities = param(params, "capabilities", "object")  # LC-05: possibly empty
     client_info = param(params, "clientInfo", "object")  # LC-06
     param(client_info, "name", "string", path="clientInfo.")

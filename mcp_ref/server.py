@@ -43,7 +43,7 @@ from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .revisions import batches, elicitation
+from .revisions import batches, elicitation, stateless
 from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
@@ -77,11 +77,12 @@ LATER_CAPABILITY: dict[str, tuple[str, str]] = {
 }
 
 
-class RequestContext(engine.RequestContext):
+class RequestContext(engine.RequestContext, elicitation.Eliciting):
     """What a server's handler gets as ``ctx``: the engine's request context (``params``,
     ``is_cancelled``, ``report_progress``, ``request``...; session.py), and the helpers through which
     the server's features talk to its client, each provided by its page: log messages (logs.py),
-    sampling (sampling.py), roots (roots.py) and elicitation (revisions/elicitation.py)."""
+    sampling (sampling.py), roots (roots.py) and elicitation (``ctx.elicit``, ``ctx.elicit_url``:
+    revisions/elicitation.py, a page of 2025-06-18)."""
 
     def log(self, level: str, data: Any, logger: str | None = None) -> bool:
         """Send the client a log message if ``level`` passes the threshold it set; whether it was sent."""
@@ -108,25 +109,6 @@ class RequestContext(engine.RequestContext):
         """The client's roots, or ``McpError`` if it declared none."""
         return roots_.list_roots(self.session, timeout=timeout)
 
-    def elicit(self, message: str, requested_schema: dict[str, Any], *,
-               timeout: float | None = None) -> dict[str, Any]:
-        """Ask the user, through the client, for what ``requested_schema`` describes (a session of
-        2025-06-18 or later): the wire's flat object schema, or ``{"name": str, "age": int, "size":
-        ["S", "M"]}`` (revisions/elicitation_schema.py). Returns the answer as on the wire,
-        ``{"action": "accept" | "decline" | "cancel", "content"?}``, its content checked against the
-        schema. ValueError for a schema outside the rules; ``McpError`` if the client did not
-        declare elicitation or the session is older (nothing is sent), or if its answer is unusable.
-        A person may take a while: give ``timeout`` (default: the session's)."""
-        return elicitation.elicit(self.session, message, requested_schema, timeout=timeout)
-
-    def elicit_url(self, message: str, url: str, *, elicitation_id: str,
-                   timeout: float | None = None) -> dict[str, Any]:
-        """URL-mode elicitation (2025-11-25): ask the user to open ``url``; returns ``{"action"}``.
-        When the interaction there is over, ``revisions.elicitation.notify_complete(ctx.session,
-        elicitation_id)`` tells this client. ``McpError`` without sending anything if the client did
-        not declare URL mode or the session is older."""
-        return elicitation.elicit_url(self.session, message, url, elicitation_id=elicitation_id, timeout=timeout)
-
     @property
     def protocol_version(self) -> str | None:
         """The revision this session agreed on in ``initialize`` (``"2025-11-25"``, say)."""
@@ -145,7 +127,8 @@ class Server(Decorators):
     more wait their turn, and beyond the queue a request is answered -32603 "Server busy").
     ``max_workers=`` is its old name, still taken with a DeprecationWarning.
     ``protocol_versions`` are the revisions it will agree to (default: every one mcp_ref speaks,
-    2024-11-05 to 2025-11-25); each client gets the newest both speak (lifecycle.py, LC-12).
+    2024-11-05 to 2026-07-28); a client of the handshake gets the newest both speak (lifecycle.py,
+    LC-12), a request of 2026-07-28 is served on its own (revisions/stateless.py).
     ``title`` (a name for people, 2025-06-18), ``description``, ``website_url`` and ``icons`` (a list
     of ``{"src", "mimeType"?, "sizes"?}``, 2025-11-25) join ``serverInfo`` for clients of those revisions.
     """
@@ -170,7 +153,7 @@ class Server(Decorators):
         from .functions.registry import check_later_fields  # the check of @server.tool(icons=): https: or data: only
         check_later_fields("Server(icons=)", None, icons, None)  # SCHEMA-13, as for a tool's icons
         self.later_info = {key: value for key, value in later.items() if value is not None}  # serverInfo's later fields
-        self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
+        self.protocol_versions = (tuple(reversed(lifecycle.ALL_REVISIONS)) if protocol_versions is None
                                   else lifecycle.checked_versions(protocol_versions))
         self.version = version
         self.instructions = instructions
@@ -259,10 +242,16 @@ class Server(Decorators):
 
     def _handle_request(self, request: engine.RequestContext) -> dict[str, Any]:
         ctx = cast(RequestContext, request)  # open_session has the session make ours
+        if stateless.addressed(self.protocol_versions, ctx.method, ctx.params):  # 2026-07-28: no handshake,
+            return stateless.serve(self, ctx)  # each request alone (revisions/stateless.py), then checked_call
         handler = self.request_handlers.get(ctx.method)
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
         ctx.session.lifecycle.gate(ctx.method)  # LC-01: nothing but initialize and ping comes first
+        return self.checked_call(ctx, handler)
+
+    def checked_call(self, ctx: RequestContext, handler: Handler) -> dict[str, Any]:
+        """``handler(ctx)`` if the method is one this server declared to this client, within its rate."""
         required = REQUIRED_CAPABILITY.get(ctx.method)
         if required is None and ctx.method in LATER_CAPABILITY:  # a later revision's gate, if this session speaks it
             needed, revision = LATER_CAPABILITY[ctx.method]

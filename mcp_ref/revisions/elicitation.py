@@ -189,6 +189,33 @@ def elicit_url(session: Any, message: str, url: str, *, elicitation_id: str,
     return _ask(session, params, None, timeout)
 
 
+class Eliciting:
+    """The two helpers a server's ``ctx`` takes from this page (server.RequestContext): the user
+    is asked through the client of ``self.session``."""
+
+    session: Any
+
+    def elicit(self, message: str, requested_schema: dict[str, Any], *,
+               timeout: float | None = None) -> dict[str, Any]:
+        """Ask the user, through the client, for what ``requested_schema`` describes (a session of
+        2025-06-18 or later): the wire's flat object schema, or ``{"name": str, "age": int, "size":
+        ["S", "M"]}`` (elicitation_schema.py). Returns the answer as on the wire, ``{"action":
+        "accept" | "decline" | "cancel", "content"?}``, its content checked against the schema.
+        ValueError for a schema outside the rules; ``McpError`` if the client did not declare
+        elicitation or the session is older (nothing is sent), or if its answer is unusable. A
+        person may take a while: give ``timeout`` (default: the session's). In 2026-07-28 the
+        question travels in the request's result (mrtr.py)."""
+        return elicit(self.session, message, requested_schema, timeout=timeout)
+
+    def elicit_url(self, message: str, url: str, *, elicitation_id: str,
+                   timeout: float | None = None) -> dict[str, Any]:
+        """URL-mode elicitation (2025-11-25): ask the user to open ``url``; returns ``{"action"}``.
+        When the interaction there is over, ``revisions.elicitation.notify_complete(ctx.session,
+        elicitation_id)`` tells this client. ``McpError`` without sending anything if the client did
+        not declare URL mode or the session is older."""
+        return elicit_url(self.session, message, url, elicitation_id=elicitation_id, timeout=timeout)
+
+
 def notify_complete(session: Any, elicitation_id: str) -> bool:
     """Server side: ``notifications/elicitation/complete`` for a URL elicitation that is over, to
     the session that asked it (item 4: to that client only; give the ``ctx.session`` of the
