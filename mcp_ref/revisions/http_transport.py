@@ -49,6 +49,7 @@ VERSION_HEADER = "MCP-Protocol-Version"
 # (lifecycle.SUPPORTED_PROTOCOL_VERSIONS, written out here because a transport imports no page);
 # HttpApp passes its server's ``protocol_versions``.
 SPOKEN_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+UNSUPPORTED_VERSION = -32022  # the code 2026-07-28 gives this refusal (revisions/stateless.py), clear to any client
 BATCH_REVISION = "2025-03-26"  # the one revision whose POST bodies may be arrays
 
 Refuse = Callable[..., Response]  # server_app._error: (status, text, *, code=..., request_id=...)
@@ -58,7 +59,8 @@ def version_refused(request: Request, spoken: tuple[str, ...], refuse: Refuse) -
     """Point 1: a 400 for a header naming a revision this server does not speak, else None."""
     version = request.headers.get(VERSION_HEADER)
     if version is not None and version not in spoken:  # HDR-04: 400 for a version it does not speak
-        return refuse(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks {', '.join(spoken)}")
+        return refuse(400, f"unsupported {VERSION_HEADER} {version[:40]!r}; this server speaks {', '.join(spoken)}",
+                      code=UNSUPPORTED_VERSION, data={"supported": list(spoken), "requested": version})  # HTTPX-15
     return None
 
 

@@ -91,6 +91,7 @@ from ..machinery.http.event_streams import (
     sse_event,
 )
 from ..messages import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, McpError, RequestId
+from ..revisions import stateless_http
 from ..revisions.http_transport import SPOKEN_VERSIONS, post_batch, version_refused
 from ..scaleout.redis_relay import relay_from
 from ..scaleout.relay import Relay, RelayUnavailable, UnknownSession
@@ -226,6 +227,8 @@ class StreamableHttpApp:
             kind = messages.classify(msg)
         except McpError as exc:
             return _error(400, exc.message)
+        if stateless_http.addressed(request, msg, self.protocol_versions):  # 2026-07-28: no session at all
+            return stateless_http.post(self, request, body, msg, kind, _error, _json)  # (revisions/stateless_http.py)
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             if kind is messages.REQUEST and msg["method"] == "initialize":
@@ -433,11 +436,11 @@ def _json(status: int, body: bytes, headers: dict[str, str] | None = None) -> Re
 
 
 def _error(status: int, text: str, *, code: int = INVALID_REQUEST, headers: dict[str, str] | None = None,
-           request_id: RequestId | None = None) -> Response:
+           request_id: RequestId | None = None, data: Any = None) -> Response:
     """An HTTP error whose body is a JSON-RPC error (SHTTP-13): every client can show it. Its id is
     null, or the refused request's own when one was read, so the client knows which failed."""
     if status == 404 and text == _GONE:
         code = CONNECTION_CLOSED
-    body = messages.encode(messages.error_response(request_id, McpError(text, code=code)))
+    body = messages.encode(messages.error_response(request_id, McpError(text, data, code=code)))
     return _json(status, body, headers)
 
