@@ -185,6 +185,7 @@ def require_peer(session: Any, capability: str, method: str) -> None:
     if session.lifecycle.phase is not Phase.OPERATING:  # LC-10
         error = McpError(f"cannot send {method} before the client has sent notifications/initialized")
     elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):  # ROOT-17, AR-05
+        getattr(session, "missing_capability", lambda _: None)(capability)  # 2026-07-28's -32021: revisions/stateless.py
         error = MethodNotFound(f"the client did not declare the {capability!r} capability, so it cannot answer {method}")
     if error is not None:
         error.failed_request = method

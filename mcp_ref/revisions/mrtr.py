@@ -46,14 +46,24 @@ import secrets
 import time
 from typing import Any
 
-from ..messages import InvalidParams
+from ..messages import InvalidParams, McpError
 
 METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})  # MRTR-04: the only ones
-ASKED = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})  # MRTR-05
+# MRTR-05: what may be asked of a client, and the capability it must have declared for each (MRTR-11)
+ASKED = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 STATE_LIFETIME = 15 * 60  # seconds a requestState is good for (MRTR-08): a person may take a while
 KEY_VARIABLE = "MCP_REF_REQUEST_STATE_KEY"
 _PER_PROCESS_KEY = secrets.token_bytes(32)
 _OWN_FIELDS = ("_meta", "inputResponses", "requestState")  # what differs between rounds of one request
+
+
+class MissingCapability(BaseException):
+    """A handler needs of the client a capability this request did not bring: the request is
+    answered -32021 (STLS-12). A ``BaseException`` for the same reason as ``InputRequired``."""
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(capability)
+        self.capability = capability
 
 
 class InputRequired(BaseException):
@@ -124,27 +134,61 @@ class Asking:
         self.key, self.method, self.params = key, method, params
         self.answers: dict[str, Any] = {}  # question key -> {"asked": digest, "result": ...}
         self.asked = 0
-        if "requestState" in params:
-            payload = verified(key, params["requestState"], method, params)
-            self.answers = dict(payload.get("answers") or {})
-            responses = params.get("inputResponses", {})
-            if not isinstance(responses, dict):  # MRTR-18
-                raise InvalidParams("Invalid params: inputResponses must map the keys of inputRequests to results",
-                                    {"field": "inputResponses"})
-            for question, asked in (payload.get("pending") or {}).items():  # MRTR-19: the rest is ignored
-                if isinstance(responses.get(question), dict):
-                    self.answers[question] = {"asked": asked, "result": responses[question]}
+        responses = params.get("inputResponses", {})
+        if not isinstance(responses, dict):  # MRTR-18
+            raise InvalidParams("Invalid params: inputResponses must map the keys of inputRequests to results",
+                                {"field": "inputResponses"})
+        if "requestState" not in params:  # answers the client gives without a state: to whatever is asked by that key
+            self.answers = {question: {"asked": None, "result": answer} for question, answer in responses.items()
+                            if isinstance(answer, dict)}  # (the client answers either way: no more trust needed)
+            return
+        payload = verified(key, params["requestState"], method, params)
+        self.answers = dict(payload.get("answers") or {})
+        for question, asked in (payload.get("pending") or {}).items():  # MRTR-19: the rest is ignored
+            if isinstance(responses.get(question), dict):
+                self.answers[question] = {"asked": asked, "result": responses[question]}
 
     def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """The client's answer to the request ``method``/``params``, if this round has it."""
-        if method not in ASKED:  # MRTR-05: nothing else may be asked of a client (a mistake of ours: -32603)
-            raise RuntimeError(f"{method} is not a request a server of 2026-07-28 may make")
-        self.asked += 1
-        question, asked = f"{method.partition('/')[0]}-{self.asked}", digest([method, params])
-        known = self.answers.get(question)
-        if known is not None and known.get("asked") == asked:
-            return dict(known["result"])
-        kept = {name: given for name, given in self.answers.items() if int(name.rpartition("-")[2]) < self.asked}
+        """The client's answer to the request ``method``/``params``, if this round has it (the
+        way of ``ctx.elicit`` and its kin: one question at a time, keyed by its place)."""
+        question = f"{method.partition('/')[0]}-{self.asked + 1}"
+        return self.ask_all({question: {"method": method, "params": params}})[question]
+
+    def ask_all(self, questions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The client's answers to ``questions`` (key -> ``{"method", "params"}``), once it has
+        answered every one; until then this round ends asking those not yet answered, all at once."""
+        missing: dict[str, Any] = {}
+        for question, request in questions.items():
+            method, params = request.get("method"), request.get("params") or {}
+            if method not in ASKED:  # MRTR-05: nothing else may be asked (a mistake of ours: -32603)
+                raise RuntimeError(f"{method} is not a request a server of 2026-07-28 may make")
+            self.asked += 1
+            known, asked = self.answers.get(question), digest([method, params])
+            if known is None or known.get("asked") not in (None, asked):  # unanswered, or a different question now
+                missing[question] = {"method": method, "params": params}
+        if not missing:
+            return {question: dict(self.answers[question]["result"]) for question in questions}
+        kept = {name: given for name, given in self.answers.items() if name not in missing}
+        pending = {question: digest([request["method"], request["params"]]) for question, request in missing.items()}
         payload = {"request": request_digest(self.method, self.params), "expires": int(time.time()) + STATE_LIFETIME,
-                   "answers": kept, "pending": {question: asked}}  # MRTR-08: bound to the request, short-lived
-        raise InputRequired({question: {"method": method, "params": params}}, sign(self.key, payload))
+                   "answers": kept, "pending": pending}  # MRTR-08: bound to the request, short-lived
+        raise InputRequired(missing, sign(self.key, payload))
+
+
+def ask(ctx: Any, questions: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """From a handler of ``tools/call``, ``prompts/get`` or ``resources/read`` in a request of
+    2026-07-28: ask the client several things at once, under keys of your choosing
+    (``{"user_name": {"method": "elicitation/create", "params": {...}}}``), and get its results
+    by the same keys (raw, as the client sent them). The handler runs again when the client
+    comes back, as for ``ctx.elicit``. ``McpError`` in a session of an earlier revision, where a
+    server asks with ``ctx.elicit``, ``ctx.create_message`` and ``ctx.list_roots`` one at a time.
+    A question of a kind the client did not declare is -32021 for the request (MRTR-11)."""
+    asking = getattr(ctx.session, "asking", None)
+    if not isinstance(asking, Asking):
+        raise McpError("mrtr.ask serves requests of 2026-07-28 only; ask with ctx.elicit, ctx.create_message "
+                       "or ctx.list_roots, one at a time, in a session of an earlier revision")
+    for request in questions.values():
+        capability = ASKED.get(str(request.get("method")), "")
+        if capability and not isinstance(ctx.session.lifecycle.peer_capabilities.get(capability), dict):
+            raise MissingCapability(capability)
+    return asking.ask_all(questions)

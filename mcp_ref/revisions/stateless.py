@@ -43,7 +43,7 @@ from typing import Any
 
 from .. import logs, messages
 from ..lifecycle import LifecycleState, Phase, implementation_info
-from ..messages import InvalidParams, MethodNotFound
+from ..messages import InvalidParams, McpError, MethodNotFound
 from . import mrtr
 from .versioning import (
     CAPABILITIES_KEY,
@@ -85,6 +85,10 @@ class RequestView:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
+
+    def missing_capability(self, capability: str) -> None:
+        """A page found that the client did not declare ``capability`` (lifecycle.require_peer)."""
+        raise mrtr.MissingCapability(capability)  # STLS-12: -32021 for the request, not a tool error
 
     def request(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
         answer: dict[str, Any] = self.asking.ask(method, params or {})
@@ -135,6 +139,10 @@ def serve(server: Any, ctx: Any) -> dict[str, Any]:
             raise messages.InternalError(f"Internal error: a handler of {ctx.method} asked the client for "
                                          f"input, which {version} allows only in {', '.join(sorted(mrtr.METHODS))}") from None
         return answer(server, ctx.method, version, needed.result(), kind="input_required")
+    except mrtr.MissingCapability as missing:  # STLS-12
+        raise McpError(f"Missing required client capability: this request needs {missing.capability!r}, which "
+                       f"its {CAPABILITIES_KEY} leaves out", {"requiredCapabilities": {missing.capability: {}}},
+                       code=MISSING_CLIENT_CAPABILITY) from None
     except messages.ResourceNotFound as exc:  # RREAD-03, ERRC-05: -32602 here, -32002 before
         raise InvalidParams(exc.message, exc.data) from None
     return answer(server, ctx.method, version, result)

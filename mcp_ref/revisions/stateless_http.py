@@ -47,6 +47,9 @@ from . import versioning as stateless
 VERSION_HEADER, METHOD_HEADER, NAME_HEADER = "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
 SENTINEL = ("=?base64?", "?=")
+# The HTTP status of an error this revision gives one (the others come with 200, in the body).
+STATUS = {messages.METHOD_NOT_FOUND: 404, stateless.MISSING_CLIENT_CAPABILITY: 400,  # HTTPX-16, STLS-12
+          stateless.UNSUPPORTED_PROTOCOL_VERSION: 400}  # HTTPX-15
 
 
 def addressed(request: Request, msg: Any, spoken: tuple[str, ...]) -> bool:
@@ -72,13 +75,16 @@ def header_problem(request: Request, msg: dict[str, Any]) -> str | None:
     params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
     meta: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
     method = msg.get("method")
-    checks = [(VERSION_HEADER, meta.get(stateless.VERSION_KEY)), (METHOD_HEADER, method)]  # HTTPX-14
+    checks = [(METHOD_HEADER, method)]  # HTTPX-14; a body without its revision is refused -32602 (STLS-10)
+    if stateless.VERSION_KEY in meta:
+        checks.append((VERSION_HEADER, meta[stateless.VERSION_KEY]))
     if method in NAMED and "id" in msg:
         checks.append((NAME_HEADER, params.get(NAMED[method])))
     for header, body_value in checks:
         given = request.headers.get(header)  # HTTPX-20: the name in any case
         if given is None:
             return f"Header mismatch: the {header} header is missing"
+        given = given.strip(" \t")  # the whitespace around a field value is not part of it (RFC 9110)
         value = decoded(given) if header == NAME_HEADER else given  # MPARAM-08
         if value is None:
             return f"Header mismatch: the {header} header is not valid base64 between =?base64? and ?="
@@ -88,10 +94,14 @@ def header_problem(request: Request, msg: dict[str, Any]) -> str | None:
     return None
 
 
-def post(app: Any, request: Request, body: bytes, msg: dict[str, Any], kind: str,
+def post(app: Any, request: Request, body: bytes, msg: dict[str, Any],
          refuse: Callable[..., Response], as_json: Callable[[int, bytes], Response]) -> Response:
     """Serve one POST of this revision (points 1..4). ``refuse`` and ``as_json`` are
     server_app.py's ``_error`` and ``_json``, so every refusal looks like the endpoint's others."""
+    try:
+        kind = messages.classify(msg)
+    except messages.McpError as exc:
+        return refuse(400, exc.message)
     request_id = msg.get("id") if kind is messages.REQUEST else None
     problem = header_problem(request, msg)
     if problem is not None:  # HTTPX-21
@@ -100,8 +110,7 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any], kind: str
         return Response(status=202)  # HTTPX-05
     refusal = stateless.refusal(app.protocol_versions, msg["method"], msg.get("params"))
     if refusal is not None:  # HTTPX-15, HTTPX-16, STLS-10
-        status = 404 if refusal.code == messages.METHOD_NOT_FOUND else 400
-        return as_json(status, messages.encode(messages.error_response(msg["id"], refusal)))
+        return as_json(STATUS.get(refusal.code, 400), messages.encode(messages.error_response(msg["id"], refusal)))
     transport = OneRequest(app.max_queued, app.max_queued_bytes)
     session = app.open_session(transport)  # a session for this request alone, started and ended here
     session.start()
@@ -111,10 +120,10 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any], kind: str
         session.close("the request of 2026-07-28 was answered, or its client closed the stream")
 
     response: Response = app._answer(request, transport, msg["id"], finished)
-    if response.mimetype == "application/json":  # HTTPX-16: a method the handler table lacks, too
+    if response.mimetype == "application/json":  # HTTPX-16 for a method the handler table lacks; STLS-12
         error = json.loads(response.get_data()).get("error")
-        if isinstance(error, dict) and error.get("code") == messages.METHOD_NOT_FOUND:
-            response.status_code = 404
+        if isinstance(error, dict) and error.get("code") in STATUS:
+            response.status_code = STATUS[error["code"]]
     return response
 
 

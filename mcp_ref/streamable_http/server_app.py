@@ -203,9 +203,6 @@ class StreamableHttpApp:
             return _error(406, "the Accept header must list both application/json and text/event-stream")
         if request.mimetype != "application/json":
             return _error(415, "the body must be application/json")
-        refused = version_refused(request, self.protocol_versions, _error)  # revisions/http_transport.py, point 1
-        if refused is not None:
-            return refused
         if request.content_length is not None and request.content_length > self.max_body_bytes:
             return _error(413, f"the body is larger than {self.max_body_bytes} bytes")
         try:
@@ -218,6 +215,11 @@ class StreamableHttpApp:
             msg = messages.decode(body)  # SHTTP-01: the session's own test: strict UTF-8 JSON, not too deep
         except messages.ParseError as exc:
             return _error(400, exc.message, code=PARSE_ERROR)
+        if stateless_http.addressed(request, msg, self.protocol_versions):  # 2026-07-28: no session at all
+            return stateless_http.post(self, request, body, msg, _error, _json)  # (revisions/stateless_http.py)
+        refused = version_refused(request, self.protocol_versions, _error)  # revisions/http_transport.py, point 1
+        if refused is not None:
+            return refused
         if isinstance(msg, list):  # SHTTP-11: a batch, taken only in a session of 2025-03-26
             session_id = request.headers.get(SESSION_HEADER)
             stream = LocalStream(self.max_queued, client_socket(request.environ), self.max_queued_bytes)
@@ -227,8 +229,6 @@ class StreamableHttpApp:
             kind = messages.classify(msg)
         except McpError as exc:
             return _error(400, exc.message)
-        if stateless_http.addressed(request, msg, self.protocol_versions):  # 2026-07-28: no session at all
-            return stateless_http.post(self, request, body, msg, kind, _error, _json)  # (revisions/stateless_http.py)
         session_id = request.headers.get(SESSION_HEADER)
         if not session_id:
             if kind is messages.REQUEST and msg["method"] == "initialize":

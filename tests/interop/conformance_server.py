@@ -17,6 +17,10 @@ such scenario passes the day mcp_ref learns it and fails until then for that rea
    which must reach ``tools/list`` with every keyword kept;
 4. SSE polling (2025-11-25): ``test_reconnection`` is an ordinary tool here; a server that may
    close a call's event stream early and let the client resume it is a later feature.
+5. Requests that ask for input (2026-07-28, revisions/mrtr.py): the ``test_input_required_result_*``
+   tools and prompt ask the client under the keys each scenario names, with ``mrtr.ask``; the
+   tools the stateless scenario calls by name ask with ``ctx.elicit`` and log with ``ctx.log``
+   as any tool does.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import wave
 from typing import Any
 
 from mcp_ref import EmbeddedResource, Image, RequestContext, Server
+from mcp_ref.revisions import mrtr
 
 # A 1x1 red PNG.
 PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
@@ -238,3 +243,109 @@ def test_prompt_with_image() -> list[object]:
 
 
 server.add_completion("ref/prompt", "test_prompt_with_arguments", "arg1", ["paris", "park", "party", "test"])
+
+
+# --- 2026-07-28: requests that ask the client for input (the input-required-result-* scenarios) ---
+
+
+def form(message: str, field: str, kind: str = "string") -> dict[str, Any]:
+    """An ``elicitation/create`` request for one required field."""
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": {
+        "type": "object", "properties": {field: {"type": kind}}, "required": [field]}}}
+
+
+def given(answer: dict[str, Any], field: str) -> Any:
+    return (answer.get("content") or {}).get(field)
+
+
+@server.tool()
+def test_input_required_result_elicitation(ctx: RequestContext) -> str:
+    """Asks the user's name, then greets them."""
+    answer = mrtr.ask(ctx, {"user_name": form("What is your name?", "name")})["user_name"]
+    return f"Hello, {given(answer, 'name')}!"
+
+
+@server.tool()
+def test_input_required_result_sampling(ctx: RequestContext) -> str:
+    """Asks the client's model for a greeting."""
+    reply = ctx.create_message(["Generate a greeting"], 50)
+    return f"The model said: {reply.get('content')}"
+
+
+@server.tool()
+def test_input_required_result_list_roots(ctx: RequestContext) -> str:
+    """Lists the client's roots."""
+    return f"The client has {len(ctx.list_roots())} roots"
+
+
+@server.tool()
+def test_input_required_result_request_state(ctx: RequestContext) -> str:
+    """Asks for a confirmation; its answer comes back with the request state."""
+    answer = mrtr.ask(ctx, {"confirm": form("Please confirm", "ok", "boolean")})["confirm"]
+    return f"state-ok: confirmed {given(answer, 'ok')}"
+
+
+@server.tool()
+def test_input_required_result_multiple_inputs(ctx: RequestContext) -> str:
+    """Asks three things at once: a name, a greeting from the model, the roots."""
+    answers = mrtr.ask(ctx, {
+        "user_name": form("What is your name?", "name"),
+        "greeting": {"method": "sampling/createMessage", "params": {"messages": [
+            {"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50}},
+        "client_roots": {"method": "roots/list", "params": {}}})
+    return f"Got {', '.join(sorted(answers))}"
+
+
+@server.tool()
+def test_input_required_result_multi_round(ctx: RequestContext) -> str:
+    """Asks a name, then a colour: two rounds before the result."""
+    name = given(mrtr.ask(ctx, {"step1": form("Step 1: What is your name?", "name")})["step1"], "name")
+    color = given(mrtr.ask(ctx, {"step2": form("Step 2: What is your favorite color?", "color")})["step2"], "color")
+    return f"{name} likes {color}"
+
+
+@server.tool()
+def test_input_required_result_tampered_state(ctx: RequestContext) -> str:
+    """Asks for a confirmation; a state altered on its way back is refused."""
+    answer = mrtr.ask(ctx, {"confirm": form("Please confirm", "ok", "boolean")})["confirm"]
+    return f"confirmed {given(answer, 'ok')}"
+
+
+@server.tool()
+def test_input_required_result_capabilities(ctx: RequestContext) -> str:
+    """Asks only what the request's client capabilities allow: the model if it may, else the user."""
+    declared = ctx.session.lifecycle.peer_capabilities
+    if "sampling" in declared:
+        return f"The model said: {ctx.create_message(['Say hello'], 20).get('content')}"
+    if "elicitation" in declared:
+        return f"Hello, {given(ctx.elicit('What is your name?', {'name': str}), 'name')}!"
+    return "nothing to ask"
+
+
+@server.tool()
+def test_missing_capability(ctx: RequestContext) -> str:
+    """Needs the client's model: a request whose client did not declare sampling is refused (-32021)."""
+    return f"The model said: {ctx.create_message(['Say hello'], 20).get('content')}"
+
+
+@server.tool()
+def test_streaming_elicitation(ctx: RequestContext) -> str:
+    """Reports progress, then asks the user: the question travels in the result, never as a request."""
+    ctx.report_progress(1, 2)
+    return f"Hello, {given(ctx.elicit('What is your name?', {'name': str}), 'name')}!"
+
+
+@server.tool()
+def test_logging_tool(ctx: RequestContext) -> str:
+    """Logs at three levels (sent only when the request asked for a level)."""
+    for level in ("debug", "info", "warning"):
+        ctx.log(level, f"a {level} message")
+    return "logged"
+
+
+@server.prompt()
+def test_input_required_result_prompt(ctx: RequestContext) -> str:
+    """Asks for the context the prompt should use."""
+    answer = mrtr.ask(ctx, {"user_context": form("What context should the prompt use?", "context")})["user_context"]
+    return f"Use this context: {given(answer, 'context')}"
+

@@ -63,11 +63,11 @@ class Outcome:
         return "; ".join([*self.problems, *([self.client] if self.client else [])]) or "passes"
 
 
-def required_scenarios(suite: NodePackage, side: str, cwd: Path) -> dict[str, bool]:
-    """Every ``side`` ("server" or "client") scenario the suite runs for REQUIREMENTS -> whether it
-    is scored, in the suite's order."""
+def required_scenarios(suite: NodePackage, side: str, cwd: Path, requirements: str = REQUIREMENTS) -> dict[str, bool]:
+    """Every ``side`` ("server" or "client") scenario the suite runs for ``requirements`` (a
+    revision) -> whether it is scored, in the suite's order."""
     try:
-        listed = subprocess.run([*suite.argv, "list", f"--{side}", "--requirements", REQUIREMENTS],
+        listed = subprocess.run([*suite.argv, "list", f"--{side}", "--requirements", requirements],
                                 capture_output=True, text=True, timeout=90, env=suite.env, cwd=cwd)
     except subprocess.TimeoutExpired:
         if not suite.fetched:
@@ -126,9 +126,10 @@ def complaints(outcomes: dict[str, Outcome], expected: dict[str, bool], expected
     return said
 
 
-def table(outcomes: dict[str, Outcome], expected_to_fail: dict[str, str], took: float, origin: str) -> str:
+def table(outcomes: dict[str, Outcome], expected_to_fail: dict[str, str], took: float, origin: str,
+          requirements: str = REQUIREMENTS) -> str:
     """The per-scenario counts, one line each, for the test's output (``pytest -rP`` shows it)."""
-    lines = [f"conformance suite ({origin}), requirements {REQUIREMENTS}, {len(outcomes)} scenarios in {took:.1f} s",
+    lines = [f"conformance suite ({origin}), requirements {requirements}, {len(outcomes)} scenarios in {took:.1f} s",
              f"{'scenario':40} {'scored':6} {'pass':>4} {'fail':>4} {'warn':>4}  verdict"]
     for name, o in outcomes.items():
         verdict = "ok" if o.ok else ("expected to fail: " if name in expected_to_fail else "FAILS: ") + o.why()
