@@ -124,12 +124,12 @@ def test_the_later_transport_is_a_room_of_its_own_that_names_its_revision() -> N
 
 
 def test_each_later_revision_is_a_module_that_names_its_revision_and_its_new_pages_sit_beside_it() -> None:
-    """The revisions room: one delta module per revision with a handshake after 2024-11-05, whose
+    """The revisions room: one delta module per revision after 2024-11-05, whose
     docstring links its changelog; any other module is a page a revision brought, naming its
     spec page and that revision's URL; the room's __init__ lists them in reading order."""
     room = PACKAGE / REVISIONS
     deltas = {p.stem for p in room.glob("v*.py")}
-    assert deltas == {"v2025_03_26", "v2025_06_18", "v2025_11_25"}
+    assert deltas == {"v2025_03_26", "v2025_06_18", "v2025_11_25", "v2026_07_28"}
     for stem in sorted(deltas):
         revision = stem[1:].replace("_", "-")
         text = docstring(room / f"{stem}.py")

@@ -1,4 +1,4 @@
-"""The later revisions with a handshake: 2025-03-26, 2025-06-18 and 2025-11-25, each a delta on 2024-11-05.
+"""The later revisions: 2025-03-26, 2025-06-18 and 2025-11-25 with a handshake, 2026-07-28 without; each a delta on 2024-11-05.
 
 Not a spec page of its own: the room of the revisions that came after mcp_ref's base. The top of
 mcp_ref/ is revision 2024-11-05, one module per page. Three later revisions keep its handshake
@@ -20,10 +20,16 @@ with its spec link and the place in the code that does it:
 3. ``v2025_11_25.py``: icons, JSON Schema 2020-12 as the default dialect, URL elicitation, tools
    in sampling, tool-name guidance, input errors as tool errors, event streams that are polled
    (its page: ``stream_resumption.py``).
+4. ``v2026_07_28.py``: no handshake and no session; every request names its revision
+   (``versioning.py``) and is served alone (``stateless.py``, over HTTP ``stateless_http.py``);
+   ``server/discover``; results that ask the client for input (``mrtr.py``). A server speaks it
+   beside the revisions with a handshake: a request that names its revision in ``_meta`` is of
+   this era, an ``initialize`` opens a session of the other.
 
 How a revision hooks in: the revisions mcp_ref speaks are listed, in the order they were
-published, in lifecycle.py (``REVISIONS``), and a base page asks ``lifecycle.since(version,
-"2025-06-18")`` where a later revision changed what it sends or accepts. The requirement IDs
+published, in lifecycle.py (``REVISIONS``, and ``STATELESS_REVISIONS`` for 2026-07-28, which is
+never agreed in ``initialize``), and a base page asks ``lifecycle.since(version, "2025-06-18")``
+where a later revision changed what it sends or accepts. The requirement IDs
 cited here are those of the revisions' indexes (mcp_ref_check/requirements_2025_*.py; ``mcp-ref
 spec ID`` prints one).
 """
