@@ -67,10 +67,10 @@ def test_every_request_of_the_revision_is_served_and_every_removed_one_is_gone()
     removed = sorted(versioning.GONE)
     got = answers([(method, PARAMS.get(method, {})) for method in served + removed])
     assert len(got) == len(served) + len(removed)  # one answer each
-    for method, answer in zip(served, got):
+    for method, answer in zip(served, got[:len(served)], strict=True):
         assert answer.get("error", {}).get("code") != -32601, (method, answer)  # the revision's requests are served
         if "result" in answer:
             assert answer["result"]["resultType"] == "complete", (method, answer)
-    for method, answer in zip(removed, got[len(served):]):
+    for method, answer in zip(removed, got[len(served):], strict=True):
         assert answer["error"]["code"] == -32601, (method, answer)  # and what it removed is gone
     assert set(client_requests()) & versioning.GONE == set()  # (the schema agrees they are gone)
