@@ -43,7 +43,7 @@ from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .revisions import batches, elicitation, structured_output
+from .revisions import batches, elicitation, stateless_client, structured_output
 from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
@@ -69,7 +69,7 @@ class SessionOpener(Protocol):
     def open_session(self, transport: Transport) -> Session: ...
 
 
-class Client:
+class Client(elicitation.AnsweringElicitation):
     """An MCP client on one transport. Prefer ``Client.stdio(...)`` as a context manager.
 
     ``client_info`` is the ``clientInfo`` dict sent as it is: ``{"name", "version"}``, and from
@@ -96,18 +96,15 @@ class Client:
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
         # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13)
-        self.protocol_versions = (lifecycle.SUPPORTED_PROTOCOL_VERSIONS if protocol_versions is None
+        # (by default all five: 2026-07-28 first, found by a probe; revisions/stateless_client.py)
+        self.protocol_versions = (tuple(reversed(lifecycle.ALL_REVISIONS)) if protocol_versions is None
                                   else lifecycle.checked_versions(protocol_versions))
         self.sampling_handler = sampling_handler
-        self.elicitation_handler = elicitation_handler
         # A capability is declared only with a handler to serve it (SAMP-05).
         if sampling_tools and sampling_handler is None:
             raise ValueError("sampling_tools=True says that the sampling_handler takes tools: give one")
-        if elicitation_url and elicitation_handler is None:
-            raise ValueError("elicitation_url=True says that the elicitation_handler takes URL mode: give one")
         self.sampling_tools = sampling_tools  # its handler takes tools and toolChoice (2025-11-25)
-        self.elicitation_url = elicitation_url  # its handler takes URL mode (2025-11-25)
-        self._url_elicitations = elicitation.Completions()  # the URL elicitations our user accepted
+        self._take_elicitation(elicitation_handler, elicitation_url)  # (revisions/elicitation.py)
         self._roots = roots_.check_roots(roots) if isinstance(roots, list) else roots  # ROOT-07
         self._output_validators: dict[str, Any] = {}  # of the tools listed (revisions/structured_output.py)
         # Every request a server may send to this client.
@@ -116,8 +113,7 @@ class Client:
             "sampling/createMessage": lambda ctx: sampling.answer(self.sampling_handler, ctx.params,  # client/sampling
                 ctx.session.lifecycle.capabilities.get("sampling"), ctx.session.lifecycle.protocol_version),
             "roots/list": lambda ctx: roots_.answer(self._roots),  # client/roots
-            # client/elicitation, a page of 2025-06-18 (revisions/elicitation.py)
-            "elicitation/create": lambda ctx: elicitation.answer(self.elicitation_handler, ctx, self._url_elicitations),
+            "elicitation/create": self._answer_elicitation,  # client/elicitation, a page of 2025-06-18 (revisions/elicitation.py)
         }
         # Every notification a server may send, and who hears it. Each callback runs on the
         # reader thread, in arrival order: keep it short, and do not send requests from it.
@@ -129,8 +125,7 @@ class Client:
             "notifications/resources/list_changed": (lambda p: on_list_changed("resources")) if on_list_changed else None,
             "notifications/tools/list_changed": (lambda p: on_list_changed("tools")) if on_list_changed else None,
             "notifications/prompts/list_changed": (lambda p: on_list_changed("prompts")) if on_list_changed else None,
-            # revisions/elicitation.py: once, for a URL elicitation our user accepted, to on_notification
-            elicitation.COMPLETE: lambda params: self._elicitation_completed(params),
+            elicitation.COMPLETE: self._elicitation_completed,  # revisions/elicitation.py: once, to on_notification
         }
         self._on_notification = on_notification
         # The session reaches this Client only through weak references: its threads must not
@@ -258,11 +253,13 @@ class Client:
         self._session.start()
         try:
             self._session.lifecycle.capabilities = self.capabilities()  # what we declare, kept for later checks
+            if stateless_client.discovered(self):  # 2026-07-28: server/discover, no handshake (STDIO-06, DISC-02)
+                return self
+            handshake = stateless_client.handshake_versions(self.protocol_versions)  # those with initialize
             result = self._session.request(  # LC-22: bounded by the timeout like every request
-                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities,
-                                                          self.protocol_versions)
+                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities, handshake)
             )
-            lifecycle.accept_initialize_result(self._session.lifecycle, result, self.protocol_versions)  # LC-13
+            lifecycle.accept_initialize_result(self._session.lifecycle, result, handshake)  # LC-13
             if self.protocol_version == batches.REVISION:  # a server of 2025-03-26 may send us a JSON array
                 self._session.on_batch = batches.receive_batch
             self._session.notify("notifications/initialized")  # LC-08
@@ -351,7 +348,10 @@ class Client:
         self, method: str, params: dict[str, Any] | None = None, *,
         timeout: float | None = None, on_progress: ProgressCallback | None = None,
     ) -> dict[str, Any]:
-        """Send any request; return its result as on the wire, or raise ``McpError``."""
+        """Send any request; return its result as on the wire, or raise ``McpError``. With a server of
+        2026-07-28, its ``_meta`` and its rounds of input are revisions/stateless_client.py's."""
+        if self.protocol_version in lifecycle.STATELESS_REVISIONS:
+            return stateless_client.request(self, method, params, timeout=timeout, on_progress=on_progress)
         return self._session.request(method, params, timeout=timeout, on_progress=on_progress)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
@@ -380,14 +380,11 @@ class Client:
         elif self._on_notification is not None:  # everything without a callback of its own
             self._on_notification(method, params)
 
-    def _elicitation_completed(self, params: dict[str, Any]) -> None:
-        if self._url_elicitations.arrived(params) and self._on_notification is not None:
-            self._on_notification(elicitation.COMPLETE, params)
-
     # --- server features (server/tools, resources, prompts, utilities) ----------------------------
 
     def _require(self, capability: str, flag: str | None = None, *, method: str) -> None:
         """AR-01, LC-15: refuse locally, with no round trip, what the server did not declare."""
+        stateless_client.refused(self.protocol_version, method)  # what 2026-07-28 dropped: no round trip either
         declared = self.server_capabilities.get(capability)
         # AR-01, LC-15
         # LC-21, PRM-12: a capability the server lacks fails here, clearly

@@ -33,9 +33,10 @@ Server side: ``elicit`` and ``elicit_url`` (what ``ctx.elicit`` and ``ctx.elicit
 locally, sending nothing, what this client or this session cannot take, check the schema before
 sending and the answer after; ``notify_complete`` sends the notification of item 4;
 ``URLElicitationRequired`` is the error of item 5. Client side: ``Client(elicitation_handler=...,
-elicitation_url=...)``; ``answer`` checks each request, hands its params to the handler and checks
-what it returns; ``Completions`` lets through only the notifications item 4 allows. A person at a
-terminal can be the handler: ``ask_in_terminal`` (elicitation_terminal.py).
+elicitation_url=...)``, through ``AnsweringElicitation``; ``answer`` checks each request, hands its
+params to the handler and checks what it returns; ``Completions`` lets through only the
+notifications item 4 allows. A person at a terminal can be the handler: ``ask_in_terminal``
+(elicitation_terminal.py).
 """
 
 from __future__ import annotations
@@ -268,6 +269,29 @@ def answer(handler: ElicitationHandler | None, ctx: Any, completions: Completion
         completions.asked(ctx.params["elicitationId"])
     return {"action": result["action"], **({"content": result["content"]} if result["action"] == "accept"
                                             and mode == "form" else {})}
+
+
+class AnsweringElicitation:
+    """The client's side of this page, which ``client.Client`` takes: its handler and URL mode
+    (``_take_elicitation``), the answer to ``elicitation/create``, and the notifications of item 4
+    that reach its ``on_notification``."""
+
+    _on_notification: Callable[[str, dict[str, Any]], None] | None
+
+    def _take_elicitation(self, handler: ElicitationHandler | None, url: bool) -> None:
+        if url and handler is None:  # a capability is declared only with a handler to serve it
+            raise ValueError("elicitation_url=True says that the elicitation_handler takes URL mode: give one")
+        self.elicitation_handler = handler
+        self.elicitation_url = url  # its handler takes URL mode (2025-11-25)
+        self._url_elicitations = Completions()  # the URL elicitations our user accepted
+
+    def _answer_elicitation(self, ctx: Any) -> dict[str, Any]:
+        return answer(self.elicitation_handler, ctx, self._url_elicitations)
+
+    def _elicitation_completed(self, params: dict[str, Any]) -> None:
+        """Once, for a URL elicitation our user accepted, to ``on_notification``."""
+        if self._url_elicitations.arrived(params) and self._on_notification is not None:
+            self._on_notification(COMPLETE, params)
 
 
 class Completions:
