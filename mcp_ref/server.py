@@ -242,16 +242,14 @@ class Server(Decorators):
 
     def _handle_request(self, request: engine.RequestContext) -> dict[str, Any]:
         ctx = cast(RequestContext, request)  # open_session has the session make ours
-        if stateless.addressed(self.protocol_versions, ctx.method, ctx.params):  # 2026-07-28: no handshake,
-            return stateless.serve(self, ctx)  # each request alone (revisions/stateless.py), then checked_call
+        if ctx.session.lifecycle.phase is Phase.AWAITING_INITIALIZE and "2026-07-28" in self.protocol_versions:
+            answered = stateless.serve(self, ctx)  # no handshake yet: a request of 2026-07-28 is served alone,
+            if answered is not None:  # back through here with a view of its own (revisions/stateless.py)
+                return answered
         handler = self.request_handlers.get(ctx.method)
         if handler is None:  # in every phase, so probes such as server/discover fail fast
             raise MethodNotFound(f"Method not found: {ctx.method}")
         ctx.session.lifecycle.gate(ctx.method)  # LC-01: nothing but initialize and ping comes first
-        return self.checked_call(ctx, handler)
-
-    def checked_call(self, ctx: RequestContext, handler: Handler) -> dict[str, Any]:
-        """``handler(ctx)`` if the method is one this server declared to this client, within its rate."""
         required = REQUIRED_CAPABILITY.get(ctx.method)
         if required is None and ctx.method in LATER_CAPABILITY:  # a later revision's gate, if this session speaks it
             needed, revision = LATER_CAPABILITY[ctx.method]

@@ -43,7 +43,7 @@ from typing import Any
 
 from .. import logs, messages
 from ..lifecycle import LifecycleState, Phase, implementation_info
-from ..messages import InvalidParams, McpError, MethodNotFound
+from ..messages import InvalidParams, McpError
 from . import mrtr
 from .versioning import (
     CAPABILITIES_KEY,
@@ -106,21 +106,21 @@ def capabilities(server: Any, version: str) -> dict[str, Any]:
     return declared
 
 
-def serve(server: Any, ctx: Any) -> dict[str, Any]:
+def serve(server: Any, ctx: Any) -> dict[str, Any] | None:
     """Serve one request of this revision, on its own (points 1..5), with the server's dispatch
-    table; raise ``McpError`` as a handler does."""
+    table; raise ``McpError`` as a handler does. None for a request of the handshake's era
+    (``initialize``, say), which the server serves as it always has."""
+    if not addressed(server.protocol_versions, ctx.method, ctx.params):
+        return None
     problem = refusal(server.protocol_versions, ctx.method, ctx.params)
     if problem is not None:
         raise problem
     meta = ctx.params["_meta"]
     version = meta[VERSION_KEY]
-    if LOG_LEVEL_KEY in meta and meta[LOG_LEVEL_KEY] not in logs.SEVERITY:  # LOGX-03
+    if LOG_LEVEL_KEY in meta and meta[LOG_LEVEL_KEY] not in logs.LEVELS:  # LOGX-03 (a tuple: any JSON value may come)
         raise InvalidParams(f"Invalid params: _meta[{LOG_LEVEL_KEY!r}] must be one of {', '.join(logs.LEVELS)}")
     if ctx.method == DISCOVER:
         return answer(server, ctx.method, version, discover(server, version))
-    handler = server.request_handlers.get(ctx.method)
-    if handler is None:
-        raise MethodNotFound(f"Method not found: {ctx.method}")
     lifecycle = LifecycleState()  # STLS-03: made from this request alone
     lifecycle.phase, lifecycle.protocol_version = Phase.OPERATING, version
     lifecycle.peer_capabilities, lifecycle.peer_info = meta[CAPABILITIES_KEY], meta.get(CLIENT_INFO_KEY)
@@ -133,7 +133,7 @@ def serve(server: Any, ctx: Any) -> dict[str, Any]:
     asking = mrtr.Asking(mrtr.state_key(server), ctx.method, ctx.params)
     ctx.session = RequestView(ctx.session, lifecycle, state, asking)
     try:
-        result = server.checked_call(ctx, handler)  # STLS-27: only what it declared, within its rate
+        result = server._handle_request(ctx)  # STLS-27: the view's phase lets it by the gate to what it declared
     except mrtr.InputRequired as needed:  # MRTR-21..23: the client answers, then asks again
         if ctx.method not in mrtr.METHODS:  # MRTR-04: only these three may be answered so
             raise messages.InternalError(f"Internal error: a handler of {ctx.method} asked the client for "
