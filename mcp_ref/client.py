@@ -96,8 +96,8 @@ class Client(elicitation.AnsweringElicitation):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
         # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13)
-        # (by default all five: 2026-07-28 first, found by a probe; revisions/stateless_client.py)
-        self.protocol_versions = (tuple(reversed(lifecycle.ALL_REVISIONS)) if protocol_versions is None
+        # (2026-07-28 among them: a probe first, revisions/stateless_client.py, which says what the default is)
+        self.protocol_versions = (stateless_client.DEFAULT_VERSIONS if protocol_versions is None
                                   else lifecycle.checked_versions(protocol_versions))
         self.sampling_handler = sampling_handler
         # A capability is declared only with a handler to serve it (SAMP-05).
@@ -284,8 +284,7 @@ class Client(elicitation.AnsweringElicitation):
             capabilities["sampling"] = {}  # SAMP-05, AR-05
             if self.sampling_tools and lifecycle.since(newest, "2025-11-25"):
                 capabilities["sampling"]["tools"] = {}  # revisions/v2025_11_25.py, item 3
-        if self.elicitation_handler is not None and lifecycle.since(newest, "2025-06-18"):
-            capabilities["elicitation"] = elicitation.capability(newest, url=self.elicitation_url)  # a page of 2025-06-18
+        capabilities.update(self._elicitation_capability(newest))  # a page of 2025-06-18 (revisions/elicitation.py)
         return capabilities
 
     def set_roots(self, roots: roots_.Roots) -> None:
@@ -413,9 +412,7 @@ class Client(elicitation.AnsweringElicitation):
         # TOOL-15: the call gives up after ``timeout`` (default: the client's), and cancels
         result = self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout,
                               on_progress=on_progress)
-        if name in self._output_validators:  # revisions/v2025_06_18.py, item 2: a SHOULD of the client
-            return structured_output.check(name, result, self._output_validators[name])
-        return result
+        return structured_output.checked(self._output_validators, name, result)  # revisions/v2025_06_18.py, item 2
 
     def list_resources(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every resource, across all pages (server/resources)."""

@@ -285,6 +285,12 @@ class AnsweringElicitation:
         self.elicitation_url = url  # its handler takes URL mode (2025-11-25)
         self._url_elicitations = Completions()  # the URL elicitations our user accepted
 
+    def _elicitation_capability(self, version: str) -> dict[str, Any]:
+        """``{"elicitation": ...}`` to declare when offering ``version`` (only with a handler, ELIC-05), else ``{}``."""
+        if self.elicitation_handler is None or not since(version, "2025-06-18"):
+            return {}
+        return {"elicitation": capability(version, url=self.elicitation_url)}
+
     def _answer_elicitation(self, ctx: Any) -> dict[str, Any]:
         return answer(self.elicitation_handler, ctx, self._url_elicitations)
 

@@ -19,9 +19,10 @@ What a client of both eras does, and how ``mcp_ref.Client`` does it:
    speaks, or gives up saying that none is shared. Any other error, or no answer within
    ``PROBE_TIMEOUT``, means a server of the handshake: the client runs ``initialize`` as before.
    The era belongs to the server, so it is found once per connection.
-2. ``Client(protocol_versions=...)`` chooses: handshake revisions only, no probe at all (the
-   client of before); ``2026-07-28`` only, the probe and never the handshake (a server of the
-   handshake is an error that says so); both (the default), the probe, then either.
+2. ``Client(protocol_versions=...)`` chooses: handshake revisions only (the default, for now:
+   ``DEFAULT_VERSIONS``), no probe at all, the client of before; ``2026-07-28`` only, the probe and
+   never the handshake (a server of the handshake is an error that says so); both (``ALL_VERSIONS``),
+   the probe, then either.
 3. Every request of this era carries, in ``params._meta`` beside whatever the caller put there
    (a ``progressToken``), the revision, the capabilities the client brings, and its name
    (``request``). What the revision dropped (``ping``, ``logging/setLevel``,
@@ -57,7 +58,8 @@ import json
 import time
 from typing import Any
 
-from ..lifecycle import REVISIONS, STATELESS_REVISIONS, Phase, implementation_info
+from ..lifecycle import REVISIONS, STATELESS_REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, Phase, implementation_info
+from ..machinery.http.client_plumbing import HttpError, read_body
 from ..messages import ConnectionClosed, McpError, MethodNotFound, RequestTimeout, printable
 from ..session import RequestContext
 from .mrtr import ASKED, METHODS
@@ -72,8 +74,14 @@ from .versioning import (
     VERSION_KEY,
 )
 
-__all__ = ["MAX_ROUNDS", "PROBE_TIMEOUT", "discovered", "handshake_versions", "http_headers", "refused", "request"]
+__all__ = ["ALL_VERSIONS", "DEFAULT_VERSIONS", "MAX_ROUNDS", "PROBE_TIMEOUT", "discovered", "handshake_versions",
+           "http_headers", "refused", "request"]
 
+# What a Client offers when not told (point 2): the revisions with a handshake, as before 2026-07-28.
+# ALL_VERSIONS (the five, newest first) makes every default client probe, and then a server of both
+# eras (mcp_ref's Server by default; the official SDKs since 2026-07-28) is reached in 2026-07-28.
+ALL_VERSIONS = tuple(reversed(REVISIONS + STATELESS_REVISIONS))
+DEFAULT_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS
 PROBE_TIMEOUT = 5.0  # seconds a client of both eras waits for server/discover before taking silence as "legacy"
 MAX_ROUNDS = 16  # input_required rounds of one request before the client gives up
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
@@ -283,3 +291,21 @@ def error_answer(body: bytes, msg: dict[str, Any]) -> bytes | None:
             or answer.get("id") not in (None, msg["id"]) or not isinstance(answer["error"].get("code"), int)):
         return None
     return json.dumps({**answer, "id": msg["id"]}).encode("utf-8")  # HTTPX-24: read as on stdio
+
+
+def take_refusal(transport: Any, response: Any, msg: dict[str, Any], deadline: float) -> None:
+    """A POST of this era answered with an HTTP error status: its body, when a JSON-RPC error for
+    the request, is the request's answer (HTTPX-24: -32022 keeps the client in this era, any other
+    code is for the caller); anything else fails the POST with ``HttpError``, as before this era."""
+    try:
+        body = read_body(response, deadline, transport.max_message_bytes)
+    except (OSError, ValueError) as exc:
+        body = f"(its body could not be read: {exc})".encode()
+    finally:
+        response.close()
+    answer = error_answer(body, msg)
+    if answer is None:
+        why = printable(body[:200].decode("utf-8", "replace")) or "is this an MCP endpoint?"
+        raise HttpError(f"POST to {transport.url} answered HTTP {response.status_code} {response.reason}: {why}",
+                        response.status_code)
+    transport._deliver(answer)

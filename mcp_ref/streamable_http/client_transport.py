@@ -71,6 +71,7 @@ from ..machinery.http import client_plumbing as plumbing  # the HTTP plumbing (i
 from ..machinery.http.client_plumbing import Cursor, HttpError, ResponseStream, short_reads, sse_events
 from ..machinery.memory import put_end_marker
 from ..messages import ConnectionClosed, RequestId
+from ..revisions import stateless_client
 from ..revisions.http_transport import agreed_version
 from ..revisions.stream_resumption import LAST_EVENT_ID_HEADER, Tries, delay, resume
 
@@ -152,7 +153,10 @@ class StreamableHttpClientTransport:
             self._get_answered.wait(min(bound, GET_WAIT))
         elif method == "notifications/cancelled":  # SHTTP-21: no answer will come (CAN-06): stop reading
             self._abandon_stream((msg.get("params") or {}).get("requestId"))
+            if self._initialize_id is None:  # 2026-07-28 (no handshake): closing its stream was the cancellation,
+                return  # CANCEL-05: no notifications/cancelled POST (revisions/stateless_client.py, point 5)
         deadline = time.monotonic() + bound
+        headers = {**self._headers(json_body=True), **stateless_client.http_headers(msg)}  # HTTPX-03: 2026-07-28's
         try:
             # SHTTP-09, SHTTP-10
             # SHTTP-11: every message (one, never a batch) its own POST, ready for
@@ -160,7 +164,7 @@ class StreamableHttpClientTransport:
             # connect and to wait for the answer to begin. Sent once more if it crossed the close
             # of an idle kept-alive connection (machinery/http/client_plumbing.py, point 7).
             response = plumbing.resent_once(self._http, lambda left: self._http.post(
-                self.url, data=data, headers=self._headers(json_body=True), timeout=(left, left), stream=True), bound)
+                self.url, data=data, headers=headers, timeout=(left, left), stream=True), bound)
         except requests.ConnectionError as exc:  # refused, no such host, TLS... (and a connection never made in time)
             if self._reached and isinstance(exc, requests.Timeout):
                 raise TimeoutError(f"POST to {self.url}: no connection within {bound:g} s") from None
@@ -195,6 +199,8 @@ class StreamableHttpClientTransport:
         if status == 404 and self.session_id is not None:  # SHTTP-39, SHTTP-40: our session is no more
             raise self._expired()
         if not 200 <= status < 300:
+            if stateless_client.http_headers(msg):  # HTTPX-24: 2026-07-28's refusal may be the answer
+                return stateless_client.take_refusal(self, response, msg, deadline)
             why = plumbing.why_refused(response, max(0.1, deadline - time.monotonic()))
             response.close()
             raise HttpError(f"POST to {self.url} answered HTTP {status} {response.reason}: {why}", status)
