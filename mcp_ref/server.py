@@ -43,7 +43,7 @@ from .messages import McpError, MethodNotFound
 from .pagination import DEFAULT_PAGE_SIZE
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .revisions import batches, elicitation, stateless
+from .revisions import batches, elicitation, stateless, subscriptions
 from .session import DEFAULT_MAX_RUNNING, Session, TraceCallback
 from .tools import ToolRegistry
 
@@ -279,11 +279,12 @@ class Server(Decorators):
         for session in self._operating_sessions():
             if session.lifecycle.capabilities.get(feature, {}).get("listChanged"):
                 self._notify_quietly(session, f"notifications/{feature}/list_changed")
+        subscriptions.changed(self, f"notifications/{feature}/list_changed")  # and 2026-07-28's listeners
 
     def notify_resource_updated(self, uri: str) -> int:
         """Send ``notifications/resources/updated`` to the sessions subscribed to ``uri`` (RES-13).
         Returns how many were told."""
-        told = 0
+        told = subscriptions.changed(self, "notifications/resources/updated", {"uri": uri})  # 2026-07-28's listeners
         for session in self.resources.subscribers(uri):  # RES-13: the subscribed sessions only
             if not session.is_closed:
                 told += self._notify_quietly(session, "notifications/resources/updated", {"uri": uri})

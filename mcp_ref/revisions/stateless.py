@@ -44,7 +44,7 @@ from typing import Any
 from .. import logs, messages
 from ..lifecycle import LifecycleState, Phase, implementation_info
 from ..messages import InvalidParams, McpError
-from . import mrtr
+from . import mrtr, subscriptions
 from .versioning import (
     CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -96,13 +96,10 @@ class RequestView:
 
 
 def capabilities(server: Any, version: str) -> dict[str, Any]:
-    """The server's capabilities in this revision: as declared by what is registered, without
-    the promises it cannot keep here (no ``subscriptions/listen`` yet: no ``listChanged``, no
-    ``subscribe``; no ``logging`` without a level asked)."""
+    """The server's capabilities in this revision: as declared by what is registered; the changes
+    of each list, and the updates of resources, come through ``subscriptions/listen`` here
+    (subscriptions.py)."""
     declared: dict[str, Any] = server.capabilities(version)
-    for name in ("tools", "prompts", "resources"):
-        if name in declared:
-            declared[name] = {}
     return declared
 
 
@@ -121,6 +118,8 @@ def serve(server: Any, ctx: Any) -> dict[str, Any] | None:
         raise InvalidParams(f"Invalid params: _meta[{LOG_LEVEL_KEY!r}] must be one of {', '.join(logs.LEVELS)}")
     if ctx.method == DISCOVER:
         return answer(server, ctx.method, version, discover(server, version))
+    if ctx.method == subscriptions.METHOD:  # the long request that replaced the GET stream
+        return answer(server, ctx.method, version, subscriptions.listen(server, ctx, capabilities(server, version)))
     lifecycle = LifecycleState()  # STLS-03: made from this request alone
     lifecycle.phase, lifecycle.protocol_version = Phase.OPERATING, version
     lifecycle.peer_capabilities, lifecycle.peer_info = meta[CAPABILITIES_KEY], meta.get(CLIENT_INFO_KEY)

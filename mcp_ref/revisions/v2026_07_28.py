@@ -28,23 +28,25 @@ Adds
 6. Over Streamable HTTP: ``Mcp-Method`` and ``Mcp-Name`` headers, checked with
    ``MCP-Protocol-Version`` against the body (stateless_http.py ``header_problem``).
    https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+7. ``subscriptions/listen``: one long request whose stream carries the list changes and resource
+   updates its filter asked for, each tagged with the subscription's id (subscriptions.py).
+   https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
 
 Changes
-7. No session: a request is served from what it carries alone, whatever came before it on the
+8. No session: a request is served from what it carries alone, whatever came before it on the
    same pipe or connection (stateless.py ``RequestView``); over HTTP no ``Mcp-Session-Id``, one
    engine session per POST (stateless_http.py). Closing a request's event stream cancels it.
-8. The log level comes with each request (``io.modelcontextprotocol/logLevel``); without it no
+9. The log level comes with each request (``io.modelcontextprotocol/logLevel``); without it no
    log message is sent for that request (stateless.py ``serve``).
-9. A resource that does not exist is -32602, no longer -32002 (stateless.py ``serve``).
+10. A resource that does not exist is -32602, no longer -32002 (stateless.py ``serve``).
 
 Removes
-10. ``initialize`` and ``notifications/initialized``; ``ping``; ``logging/setLevel``;
-    ``resources/subscribe`` and ``resources/unsubscribe`` (versioning.py ``GONE``: -32601); the
-    GET stream and stream resumption; requests from the server to the client.
+11. ``initialize`` and ``notifications/initialized``; ``ping``; ``logging/setLevel``;
+     ``resources/subscribe`` and ``resources/unsubscribe`` (versioning.py ``GONE``: -32601); the
+     GET stream and stream resumption; requests from the server to the client.
 
-Not done yet: ``subscriptions/listen`` (so no ``listChanged`` and no ``subscribe`` are declared
-in this revision: stateless.py ``capabilities``), ``x-mcp-header`` and the ``Mcp-Param-*`` headers,
-the tasks extension.
+Not done yet: ``x-mcp-header`` and the ``Mcp-Param-*`` headers (MPARAM-*), and the tasks
+extension (no longer part of the core protocol).
 """
 
 from __future__ import annotations

@@ -349,3 +349,20 @@ def test_input_required_result_prompt(ctx: RequestContext) -> str:
     answer = mrtr.ask(ctx, {"user_context": form("What context should the prompt use?", "context")})["user_context"]
     return f"Use this context: {given(answer, 'context')}"
 
+
+# --- 2026-07-28: changes heard through subscriptions/listen (the server-stateless scenario) ---------
+
+
+@server.tool()
+def test_trigger_tool_change() -> str:
+    """Adds a tool (once; later calls re-add it): listeners of toolsListChanged hear of it."""
+    server.tool("test_added_tool", "A tool added while the server runs.", replace=True)(lambda: "added")
+    return "the tool list changed"
+
+
+@server.tool()
+def test_trigger_prompt_change() -> str:
+    """Adds a prompt: listeners of promptsListChanged hear of it."""
+    server.prompt("test_added_prompt", "A prompt added while the server runs.", replace=True)(lambda: "added")
+    return "the prompt list changed"
+
