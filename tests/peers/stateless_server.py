@@ -2,7 +2,8 @@
 
 Serve it over stdio with ``python -m mcp_ref serve tests/peers/stateless_server.py:server`` (a
 dual-era server: the handshake revisions and 2026-07-28), ``...:modern_server`` (2026-07-28
-alone) or ``...:legacy_server`` (the handshake revisions alone); or import ``build`` and serve one
+alone) or ``...:legacy_server`` (the handshake revisions alone), ``...:limited_server`` (three
+tools/call per process, then -32010); or import ``build`` and serve one
 over HTTP in-process. The request state key comes from ``MCP_REF_REQUEST_STATE_KEY`` (the test sets it).
 
 What it offers, each feature for one family of tests:
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 from mcp_ref import RequestContext, Server
 from mcp_ref.lifecycle import REVISIONS
@@ -39,10 +41,11 @@ def _bump(name: str) -> int:
         return counters[name]
 
 
-def build(protocol_versions: list[str] | None = None, name: str = "stateless-peer") -> Server:
-    """A fresh server with every feature above, speaking ``protocol_versions`` (None: all)."""
+def build(protocol_versions: list[str] | None = None, name: str = "stateless-peer", **options: Any) -> Server:
+    """A fresh server with every feature above, speaking ``protocol_versions`` (None: all);
+    ``options`` go to ``Server`` (``rate_limits=``, say)."""
     server = Server(name, version="2.0.0", instructions="A server of 2026-07-28 for tests.",
-                    protocol_versions=protocol_versions, title="Stateless peer")
+                    protocol_versions=protocol_versions, title="Stateless peer", **options)
 
     @server.tool()
     def add(a: int, b: int) -> int:
@@ -155,6 +158,7 @@ def build(protocol_versions: list[str] | None = None, name: str = "stateless-pee
 server = build()  # both eras
 modern_server = build(["2026-07-28"], name="modern-only")
 legacy_server = build(list(REVISIONS), name="handshake-only")
+limited_server = build(name="limited", rate_limits={"tools/call": (0.001, 3)})  # three calls, then -32010
 
 if __name__ == "__main__":
     server.serve_stdio()
