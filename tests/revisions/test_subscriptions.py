@@ -72,7 +72,7 @@ def peer() -> Iterator[Listening]:
         server.close()
 
 
-ACKNOWLEDGED = [  # a filter -> the part of it the listening server honours (it has tools, prompts, resources)
+ACKNOWLEDGED: list[tuple[dict[str, Any], dict[str, Any]]] = [  # a filter -> the part of it the listening server honours (it has tools, prompts, resources)
     ({"toolsListChanged": True}, {"toolsListChanged": True}),
     ({"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True},
      {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}),
