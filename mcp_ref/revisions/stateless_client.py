@@ -132,11 +132,16 @@ def discovered(client: Any) -> bool:
             result: dict[str, Any] = session.request(DISCOVER, meta(client, {}, version), timeout=bound)
         except ConnectionClosed:
             raise  # no server left to fall back to
+        except TimeoutError:
+            if not legacy:
+                raise _legacy_only(client, f"did not answer server/discover within {bound:g} s") from None
+            return False  # silence: a server of the handshake, which may not answer an unknown request
         except McpError as exc:
             if exc.code == UNSUPPORTED_PROTOCOL_VERSION:  # a server of this era: never the handshake
                 supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
                 offered = supported if isinstance(supported, list) else []
-                common = [v for v in modern if v in offered and v not in tried]  # STLS-17: one we speak too
+                # STLS-17: one we speak too (the one we asked in, once more: a server may refuse a first request)
+                common = [v for v in modern if v in offered and tried.count(v) < 2]
                 if common:
                     version = common[0]
                     continue
@@ -150,10 +155,6 @@ def discovered(client: Any) -> bool:
             if not legacy:
                 raise _legacy_only(client, f"answered server/discover with error {exc.code} ({exc.message})") from None
             return False  # STDIO-07: whatever the error, it is a server of the handshake
-        except TimeoutError:
-            if not legacy:
-                raise _legacy_only(client, f"did not answer server/discover within {bound:g} s") from None
-            return False  # silence: a server of the handshake, which may not answer an unknown request
         _checked(result, DISCOVER)
         served = result.get("supportedVersions")
         if isinstance(served, list) and version not in served:  # DISC-03: one of its revisions from now on
