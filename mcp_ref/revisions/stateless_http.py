@@ -24,6 +24,10 @@ its sessions) for clients of the handshake; one endpoint serves both (STLS-25).
    stream has cancelled the request (HTTPX-12, CANCEL-03): its session is closed, which cancels
    the handler. A notification is taken and answered 202 (HTTPX-05): the revision defines none
    that a client sends over HTTP.
+5. Bounds: each request being served holds a session (its reader and a thread of its pool) until
+   answered; at most ``max_sessions`` (the endpoint's bound on sessions of the handshake, 100 by
+   default) are served at once, and one more is refused with 503 and ``Retry-After``. Its
+   messages wait for the client in an outbox of ``max_queued`` messages and ``max_queued_bytes``.
 
 Not done: ``subscriptions/listen`` (there is no stream for list changes in this revision yet),
 and the ``Mcp-Param-*`` headers of tools that mark arguments with ``x-mcp-header`` (MPARAM-*).
@@ -34,6 +38,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -47,9 +53,22 @@ from . import versioning as stateless
 VERSION_HEADER, METHOD_HEADER, NAME_HEADER = "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
 SENTINEL = ("=?base64?", "?=")
+RETRY_AFTER_SECONDS = 5  # told to a client refused because too many requests are being served
 # The HTTP status of an error this revision gives one (the others come with 200, in the body).
 STATUS = {messages.METHOD_NOT_FOUND: 404, stateless.MISSING_CLIENT_CAPABILITY: 400,  # HTTPX-16, STLS-12
           stateless.UNSUPPORTED_PROTOCOL_VERSION: 400}  # HTTPX-15
+
+
+_in_flight: weakref.WeakKeyDictionary[Any, threading.BoundedSemaphore] = weakref.WeakKeyDictionary()
+_in_flight_lock = threading.Lock()
+
+
+def _slots(app: Any) -> threading.BoundedSemaphore:
+    """The bound of point 5 for ``app``: one slot per request of this revision being served."""
+    with _in_flight_lock:
+        if app not in _in_flight:
+            _in_flight[app] = threading.BoundedSemaphore(app.max_sessions)
+        return _in_flight[app]
 
 
 def addressed(request: Request, msg: Any, spoken: tuple[str, ...]) -> bool:
@@ -111,13 +130,22 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any],
     refusal = stateless.refusal(app.protocol_versions, msg["method"], msg.get("params"))
     if refusal is not None:  # HTTPX-15, HTTPX-16, STLS-10
         return as_json(STATUS.get(refusal.code, 400), messages.encode(messages.error_response(msg["id"], refusal)))
+    slots = _slots(app)
+    if not slots.acquire(blocking=False):  # point 5: at most max_sessions of them at once
+        return refuse(503, f"this server already serves {app.max_sessions} requests of 2026-07-28; try again later",
+                      headers={"Retry-After": str(RETRY_AFTER_SECONDS)}, request_id=request_id)
     transport = OneRequest(app.max_queued, app.max_queued_bytes)
-    session = app.open_session(transport)  # a session for this request alone, started and ended here
-    session.start()
+    try:
+        session = app.open_session(transport)  # a session for this request alone, started and ended here
+        session.start()
+    except BaseException:
+        slots.release()
+        raise
     transport.deliver(body)
 
     def finished() -> None:  # answered, or the client closed the stream: HTTPX-12, CANCEL-03
         session.close("the request of 2026-07-28 was answered, or its client closed the stream")
+        slots.release()
 
     response: Response = app._answer(request, transport, msg["id"], finished)
     if response.mimetype == "application/json":  # HTTPX-16 for a method the handler table lacks; STLS-12

@@ -72,7 +72,8 @@ def peer() -> Iterator[Listening]:
         server.close()
 
 
-ACKNOWLEDGED: list[tuple[dict[str, Any], dict[str, Any]]] = [  # a filter -> the part of it the listening server honours (it has tools, prompts, resources)
+# A filter -> the part of it the listening server honours (it has tools, prompts and resources).
+ACKNOWLEDGED: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"toolsListChanged": True}, {"toolsListChanged": True}),
     ({"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True},
      {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}),
@@ -158,3 +159,26 @@ def touch(endpoint: str) -> str:
     """How many listeners the server told of an update of test://a."""
     answer = post(endpoint, "tools/call", {"_meta": meta({}), "name": "touch", "arguments": {"uri": "test://a"}})
     return str(answer.json()["result"]["content"][0]["text"])
+
+
+def test_over_http_long_requests_are_bounded_and_the_one_beyond_is_told_when_to_come_back() -> None:
+    """Each request of 2026-07-28 holds a session while it runs (stateless_http.py, point 5): with
+    ``max_sessions=2``, two open subscriptions fill the endpoint, a third request is refused with
+    503 and Retry-After, and closing one makes room again."""
+    from tests.peers.listening_server import server
+
+    with server.sse_server(streamable_options={"max_sessions": 2}) as http:
+        endpoint = http.url.rsplit("/", 1)[0] + "/mcp"
+        listens = [post(endpoint, subscriptions.METHOD, {"_meta": meta({}), "notifications": {}},
+                        request_id=f"hold-{n}", stream=True) for n in range(2)]
+        for opened in listens:
+            assert next(events(opened))["method"] == ACK
+        refused = post(endpoint, "tools/list", {"_meta": meta({})})
+        assert refused.status_code == 503 and refused.headers["Retry-After"], refused.text
+        listens[0].close()
+        deadline = time.monotonic() + 10  # the server notices the closed stream within a second or so
+        while (again := post(endpoint, "tools/list", {"_meta": meta({})})).status_code == 503:
+            assert time.monotonic() < deadline, "the slot of the closed stream never came back"
+            time.sleep(0.1)
+        assert again.json()["result"]["resultType"] == "complete"
+        listens[1].close()
