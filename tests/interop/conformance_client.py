@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_ref import Client
+from mcp_ref.revisions.stateless_client import ALL_VERSIONS
 
 TIMEOUT = 20.0  # seconds, for each request; the suite gives the whole program 30
 
@@ -95,7 +96,30 @@ def echo_the_2020_12_schema(url: str) -> None:
         client.call_tool("json_schema_echo", {"schema": tools["json_schema_2020_12_tool"]["inputSchema"]})
 
 
+def modern(url: str) -> Client:
+    """A client of both eras (it probes with server/discover: revisions/stateless_client.py) that
+    declares roots, sampling and elicitation, with handlers for each."""
+    return connect(url, protocol_versions=ALL_VERSIONS, roots=[{"uri": "file:///conformance", "name": "conformance"}],
+                   sampling_handler=lambda params: "a sampled answer", elicitation_handler=accept_the_defaults)
+
+
+def list_and_call_in_2026(url: str) -> None:
+    with modern(url) as client:
+        tools = client.list_tools() if "tools" in client.server_capabilities else []
+        result = client.call_tool(tools[0]["name"], arguments_for(tools[0])) if tools else {}
+        print(f"{client.protocol_version}: {result}", file=sys.stderr)
+
+
+def answer_each_round_trip(url: str) -> None:
+    with modern(url) as client:
+        for tool in client.list_tools():  # echo_state, no_state, unrelated, no_result_type, in the server's order
+            result = client.call_tool(tool["name"], {})
+            print(f"{tool['name']}: {result.get('content')}", file=sys.stderr)
+
+
 SCENARIOS: dict[str, Callable[[str], None]] = {
+    "request-metadata": list_and_call_in_2026,  # 2026-07-28: the _meta and header of every request
+    "sep-2322-client-request-state": answer_each_round_trip,  # 2026-07-28: input_required rounds
     "initialize": call_the_first_tool,
     "tools_call": call_the_first_tool,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
