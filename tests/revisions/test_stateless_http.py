@@ -1,0 +1,217 @@
+"""Revision 2026-07-28 over Streamable HTTP (mcp_ref/revisions/stateless_http.py and its hook in
+streamable_http/server_app.py): each POST served alone, its headers checked against its body.
+
+https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+What it proves, with raw POSTs (requests) to a real HTTP server on 127.0.0.1 (the peer of
+tests/peers/stateless_server.py, served by ``sse_server``): a header that is missing or differs
+from the body is 400 with -32020 (HTTPX-14, HTTPX-21), header names in any case and values
+trimmed (HTTPX-20), Mcp-Name in the base64 sentinel form decoded (MPARAM-08); an unsupported
+revision is 400 with -32022 (HTTPX-15), a malformed _meta 400 with -32602 (STLS-10), a missing
+capability 400 with -32021 (STLS-12), an unknown or dropped method 404 with -32601 (HTTPX-16); no
+session id is given (HTTPX-25); an input_required round trip works across POSTs; a notification
+is 202 (HTTPX-05); log messages come on the request's own stream before its answer (LOGX-02);
+closing that stream cancels the request (HTTPX-12); the same endpoint still serves a session of
+the handshake.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from tests.peers import stateless_server
+
+from ..support.modern import REVISION, SERVER_INFO_KEY, messages_of, meta, params, post
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    server = stateless_server.build(name="http-peer")
+    with server.sse_server() as http:
+        yield http.url.rsplit("/", 1)[0] + "/mcp"
+
+
+def answer_of(response: requests.Response) -> dict[str, Any]:
+    found = [m for m in messages_of(response) if "id" in m]
+    assert len(found) == 1, response.text
+    return found[0]
+
+
+def refused(response: requests.Response, status: int, code: int) -> dict[str, Any]:
+    assert response.status_code == status, (response.status_code, response.text)
+    error = answer_of(response)["error"]
+    assert error["code"] == code, error
+    return dict(error)
+
+
+def test_a_modern_post_is_answered_without_a_session(url: str) -> None:
+    """HTTPX-25, HTTPX-26: no Mcp-Session-Id given; RTYPE-01, STLS-13, CACHE-01 as over stdio."""
+    response = post(url, "server/discover", params())
+    assert response.status_code == 200 and "Mcp-Session-Id" not in response.headers
+    found = answer_of(response)["result"]
+    assert found["resultType"] == "complete" and found["supportedVersions"] == [REVISION]
+    assert found["_meta"][SERVER_INFO_KEY]["name"] == "http-peer" and found["ttlMs"] == 0
+    called = answer_of(post(url, "tools/call", params(name="add", arguments={"a": 2, "b": 5})))["result"]
+    assert called["content"][0]["text"] == "7" and "ttlMs" not in called
+
+
+# --- HTTPX-14, HTTPX-21: headers against the body -------------------------------------------------
+
+CALL = ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+READ = ("resources/read", {"uri": "file:///note.txt"})
+PROMPT = ("prompts/get", {"name": "plain", "arguments": {"topic": "owls"}})
+
+
+@pytest.mark.parametrize(("request_", "headers"), [
+    (CALL, {"Mcp-Method": None}),
+    (CALL, {"Mcp-Name": None}),
+    (CALL, {"MCP-Protocol-Version": None}),
+    (READ, {"Mcp-Name": None}),
+    (PROMPT, {"Mcp-Name": None}),
+    (("tools/list", {}), {"Mcp-Method": None}),
+], ids=["call without Mcp-Method", "call without Mcp-Name", "call without MCP-Protocol-Version",
+        "read without Mcp-Name", "prompt without Mcp-Name", "list without Mcp-Method"])
+def test_httpx_21_a_missing_header_is_400_32020(url: str, request_: tuple[str, dict[str, Any]],
+                                                headers: dict[str, str | None]) -> None:
+    method, request_params = request_
+    message = refused(post(url, method, params(request_params), headers=headers), 400, -32020)["message"]
+    assert "missing" in message
+
+
+@pytest.mark.parametrize(("request_", "headers"), [
+    (CALL, {"Mcp-Method": "tools/list"}),
+    (CALL, {"Mcp-Method": "Tools/Call"}),  # values keep their case (HTTPX-20)
+    (CALL, {"Mcp-Name": "ADD"}),
+    (CALL, {"Mcp-Name": "other"}),
+    (READ, {"Mcp-Name": "file:///other.txt"}),
+    (PROMPT, {"Mcp-Name": "interview"}),
+    (("tools/list", {}), {"MCP-Protocol-Version": "2025-11-25"}),  # HTTPX-14
+    (("tools/list", {}), {"MCP-Protocol-Version": "2026-07-29"}),
+    (CALL, {"Mcp-Name": "=?base64?" + base64.b64encode(b"other").decode() + "?="}),
+    (CALL, {"Mcp-Name": "=?base64?not base64!?="}),  # MPARAM-08: not valid base64
+    (CALL, {"Mcp-Name": "=?base64?" + base64.b64encode(b"\xff\xfe").decode() + "?="}),  # not UTF-8
+], ids=["method differs", "method case differs", "name case differs", "name differs", "uri differs",
+        "prompt name differs", "version differs", "version unknown", "base64 of another name", "invalid base64",
+        "base64 of non-utf8"])
+def test_httpx_14_21_a_header_that_differs_from_the_body_is_400_32020(
+        url: str, request_: tuple[str, dict[str, Any]], headers: dict[str, str | None]) -> None:
+    method, request_params = request_
+    refused(post(url, method, params(request_params), headers=headers), 400, -32020)
+
+
+@pytest.mark.parametrize("headers", [
+    {"mcp-method": "tools/call", "MCP-NAME": "add", "mcp-protocol-version": REVISION},  # HTTPX-20: any case
+    {"Mcp-Method": "tools/call \t", "Mcp-Name": "add  ", "MCP-Protocol-Version": f"{REVISION}\t"},  # trimmed
+    {"Mcp-Name": "=?base64?" + base64.b64encode(b"add").decode() + "?="},  # MPARAM-08
+], ids=["names in any case", "values trimmed", "base64 sentinel"])
+def test_httpx_20_headers_that_agree_with_the_body_are_taken(url: str, headers: dict[str, str | None]) -> None:
+    response = post(url, CALL[0], params(CALL[1]), headers=headers)
+    assert response.status_code == 200, response.text
+    assert answer_of(response)["result"]["content"][0]["text"] == "2"
+
+
+def test_mparam_08_a_name_that_is_not_ascii_travels_in_base64() -> None:
+    server = stateless_server.build(name="unicode")
+    with pytest.warns(UserWarning, match="grüße"):  # outside the names 2025-11-25 asks for, and still served
+        server.tool(name="grüße")(lambda: "hallo")
+    with server.sse_server() as http:
+        endpoint = http.url.rsplit("/", 1)[0] + "/mcp"
+        sentinel = "=?base64?" + base64.b64encode("grüße".encode()).decode() + "?="
+        response = post(endpoint, "tools/call", params(name="grüße", arguments={}), headers={"Mcp-Name": sentinel})
+        assert answer_of(response)["result"]["content"][0]["text"] == "hallo"
+
+
+# --- refusals with their HTTP status --------------------------------------------------------------
+
+def test_httpx_15_an_unsupported_revision_is_400_32022(url: str) -> None:
+    response = post(url, "tools/list", {"_meta": meta(version="2025-11-25")},
+                    headers={"MCP-Protocol-Version": "2025-11-25"})
+    # the handshake's header on a body naming it in _meta: still of this era, and refused so
+    assert refused(response, 400, -32022)["data"]["supported"] == [REVISION]
+    response = post(url, "tools/list", {"_meta": meta(version="1999-01-01")},
+                    headers={"MCP-Protocol-Version": "1999-01-01"})
+    assert refused(response, 400, -32022)["data"]["supported"] == [REVISION]
+
+
+@pytest.mark.parametrize("request_params", [
+    {}, {"_meta": {}}, {"_meta": {"io.modelcontextprotocol/protocolVersion": REVISION}},
+    {"_meta": {**meta(), "io.modelcontextprotocol/clientCapabilities": []}}],
+                         ids=["no _meta", "_meta empty", "no clientCapabilities", "clientCapabilities a list"])
+def test_stls_10_a_malformed_meta_is_400_32602(url: str, request_params: dict[str, Any]) -> None:
+    """The MCP-Protocol-Version header makes the POST one of this era; its body is then malformed."""
+    assert "_meta" in refused(post(url, "tools/list", request_params), 400, -32602)["message"]
+
+
+@pytest.mark.parametrize("method", ["nope/nope", "ping", "initialize", "logging/setLevel", "resources/subscribe"])
+def test_httpx_16_an_unknown_or_dropped_method_is_404_32601(url: str, method: str) -> None:
+    refused(post(url, method, params()), 404, -32601)
+
+
+def test_stls_12_a_missing_capability_is_400_32021(url: str) -> None:
+    response = post(url, "tools/call", params(name="sample", arguments={}, _meta=meta({})))
+    assert refused(response, 400, -32021)["data"] == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_rread_03_an_unknown_resource_is_32602(url: str) -> None:
+    response = post(url, "resources/read", params(uri="file:///nope"))
+    assert answer_of(response)["error"]["code"] == -32602
+
+
+def test_httpx_05_a_notification_is_202(url: str) -> None:
+    response = post(url, "notifications/cancelled", params(requestId=1), request_id=None)
+    assert response.status_code == 202 and response.content == b""
+
+
+# --- round trips, streams, cancellation -----------------------------------------------------------
+
+def test_mrtr_21_an_input_required_round_trip_across_posts(url: str) -> None:
+    """Each POST a session of its own: the second is answered from the state alone."""
+    def retry(state: str, key: str, answer: str, request_id: int) -> dict[str, Any]:
+        response = {key: {"action": "accept", "content": {"answer": answer}}}
+        sent = params(name="rounds", arguments={"n": 2}, requestState=state, inputResponses=response)
+        return dict(answer_of(post(url, "tools/call", sent, request_id=request_id))["result"])
+
+    first = answer_of(post(url, "tools/call", params(name="rounds", arguments={"n": 2})))["result"]
+    second = retry(first["requestState"], "elicitation-1", "x", 2)
+    assert list(second["inputRequests"]) == ["elicitation-2"]
+    done = retry(second["requestState"], "elicitation-2", "y", 3)
+    assert done["resultType"] == "complete" and done["content"][0]["text"] == "x y"
+
+
+@pytest.mark.parametrize(("level", "heard"), [(None, []), ("warning", ["warning", "error"]),
+                                              ("debug", ["debug", "info", "warning", "error"])])
+def test_logx_02_log_messages_come_on_the_requests_stream_before_its_answer(url: str, level: str | None,
+                                                                            heard: list[str]) -> None:
+    request_meta = meta() if level is None else meta(log_level=level)
+    got = messages_of(post(url, "tools/call", params(name="chatty", arguments={}, _meta=request_meta)))
+    assert "id" in got[-1] and got[-1]["result"]["content"][0]["text"] == "done"
+    assert [m["params"]["level"] for m in got[:-1] if m.get("method") == "notifications/message"] == heard
+
+
+def test_httpx_12_closing_the_stream_cancels_the_request(url: str) -> None:
+    """The handler waits until cancelled; the client closes its response stream; the handler
+    sees the cancellation (counted by the peer), within a bounded wait."""
+    before = stateless_server.counters["cancellations"]
+    response = post(url, "tools/call", params(name="wait", arguments={"seconds": 20}), stream=True)
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+    next(response.iter_content(1))  # the stream is open
+    response.close()
+    deadline = time.monotonic() + 10
+    while stateless_server.counters["cancellations"] == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stateless_server.counters["cancellations"] == before + 1
+
+
+def test_stls_25_the_same_endpoint_still_serves_a_session_of_the_handshake(url: str) -> None:
+    init = requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}},
+        headers={"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}, timeout=10)
+    assert init.status_code == 200 and init.headers.get("Mcp-Session-Id")
+    assert answer_of(init)["result"]["protocolVersion"] == "2025-11-25"
+    requests.delete(url, headers={"Mcp-Session-Id": init.headers["Mcp-Session-Id"],
+                                  "MCP-Protocol-Version": "2025-11-25"}, timeout=10)
