@@ -278,3 +278,25 @@ def test_the_headers_of_a_post_of_2026_07_28_repeat_its_body() -> None:
     assert http_headers({"id": 1, "method": "tools/list", "params": meta}) == {
         "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"}
     assert http_headers({"id": 1, "method": "tools/list", "params": {}}) == {}  # a message of the handshake
+
+
+def test_over_streamable_http_the_demo_server_is_reached_in_2026_07_28_and_the_default_client_keeps_the_handshake() -> None:
+    """The server checks every header against its body (-32020 otherwise, stateless_http.py): a
+    call that succeeds had its MCP-Protocol-Version, Mcp-Method and Mcp-Name right."""
+    from ..conftest import SseServerProcess
+
+    server = SseServerProcess("mcp_ref.demo_server:server", "--transport", "http")
+    try:
+        wire = Wire()
+        with Client.http(server.url, protocol_versions=ALL_VERSIONS, fallback=False, timeout=10, trace=wire) as made:
+            assert made.protocol_version == MODERN and made.server_info == {"name": "mcp-ref-demo", "version": "0.1.0"}
+            assert made.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+            assert made.read_resource(made.list_resources()[0]["uri"])["contents"]
+            with pytest.raises(MethodNotFound, match="nothing was sent"):
+                made.ping()
+            assert made.session._transport.session_id is None  # type: ignore[attr-defined]  # no session in this era
+        assert "initialize" not in wire.methods()
+        with Client.http(server.url, timeout=10) as old:
+            assert old.protocol_version == "2025-11-25"
+    finally:
+        server.close()
