@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_prompts,
     server_resources,
     server_revisions,
+    server_stateless,
     server_tools,
     server_transports,
     server_transports_http,

@@ -88,11 +88,13 @@ def add_check_parser(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    from mcp_ref.lifecycle import SUPPORTED_PROTOCOL_VERSIONS
+    from mcp_ref.lifecycle import STATELESS_REVISIONS, SUPPORTED_PROTOCOL_VERSIONS
 
-    parser.add_argument("--protocol-version", choices=SUPPORTED_PROTOCOL_VERSIONS, metavar="V",
+    parser.add_argument("--protocol-version", choices=SUPPORTED_PROTOCOL_VERSIONS + STATELESS_REVISIONS, metavar="V",
                         help="speak only this revision (" + ", ".join(SUPPORTED_PROTOCOL_VERSIONS) + "); by default "
-                             "the kit proposes the newest and grades at whichever of them the peer agrees on")
+                             "the kit proposes the newest and grades at whichever of them the peer agrees on. "
+                             + ", ".join(STATELESS_REVISIONS) + " (no handshake, _meta on every request) is "
+                             "spoken only when named here")
     parser.add_argument("--only", nargs="+", action="extend", default=[], metavar="PAGE_OR_ID",
                         help='run only these pages ("server/tools" or "tools"), IDs ("TOOL-08") or case names')
     parser.add_argument("--json", metavar="PATH", help="write every case, with the messages exchanged, as JSON")

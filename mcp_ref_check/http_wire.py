@@ -196,6 +196,64 @@ class StreamableHttpWire(Wire):
         self._incoming.put(None)
 
 
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats (2026-07-28)
+
+
+def mcp_name(value: str) -> str:
+    """An Mcp-Name header value (2026-07-28): the name itself when it is plain visible ASCII,
+    else its UTF-8 in base64 between the sentinels ``=?base64?`` and ``?=`` (HTTPX-19)."""
+    import base64
+
+    if value.isascii() and value.isprintable() and value == value.strip() and value:
+        return value
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+
+
+def mirrored_headers(msg: Any) -> dict[str, str]:
+    """The headers a client of 2026-07-28 sends with a message (HTTPX-03, HTTPX-13, HTTPX-18):
+    MCP-Protocol-Version as the body's ``_meta`` names it, Mcp-Method, and Mcp-Name for the
+    methods that name something."""
+    headers: dict[str, str] = {}
+    if not isinstance(msg, dict):
+        return headers
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    version = meta.get("io.modelcontextprotocol/protocolVersion")
+    if isinstance(version, str) and version.isascii() and version.isprintable():
+        headers[VERSION_HEADER] = version
+    method = msg.get("method")
+    if isinstance(method, str) and method.isascii() and method.isprintable():
+        headers["Mcp-Method"] = method
+        name = params.get(NAMED.get(method, ""))
+        if isinstance(name, str):
+            headers["Mcp-Name"] = mcp_name(name)
+    return headers
+
+
+class StatelessHttpWire(StreamableHttpWire):
+    """Streamable HTTP as revision 2026-07-28 speaks it: no session, no GET stream; each POST
+    carries the headers that mirror its body (``mirrored_headers``). A 4xx is an answer of this
+    revision like any other (its body is the JSON-RPC error), not a refusal for want of a session."""
+
+    def __init__(self, url: str, timeout: float, headers: dict[str, str] | None = None) -> None:
+        super().__init__(url, timeout, headers)
+        self._mirror = threading.local()
+
+    def _headers(self, accept: str = ACCEPT_BOTH) -> dict[str, str]:
+        return {**super()._headers(accept), **getattr(self._mirror, "headers", {})}
+
+    def send_raw(self, data: bytes) -> None:
+        _, msg, _ = parse(data)
+        self._mirror.headers = mirrored_headers(msg)
+        try:
+            super().send_raw(data)
+        finally:
+            self._mirror.headers = {}
+
+    def refused_without_session(self, request_id: Any) -> int | None:
+        return None
+
+
 class StreamableHttpLink(Wire):
     """An HTTP server on 127.0.0.1 speaking the server's half of Streamable HTTP, for one client."""
 

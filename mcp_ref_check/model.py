@@ -146,6 +146,7 @@ class Case:
     hostile: bool = False  # sends hostile input: only with --hostile
     informative: bool = False  # reports what it saw, never a finding: no rule binds this peer here
     at_most: str | None = None  # "SHOULD": every finding is a warning at most (see the module docstring, point 4)
+    era: str | None = None  # "stateless": runs only in a run of 2026-07-28 (server_stateless.py), SKIP otherwise
 
     @property
     def summary(self) -> str:
@@ -305,20 +306,21 @@ def _register(side: str, page: str, ids: tuple[str, ...], func: Callable[[Any], 
 
 def server_case(page: str, *ids: str, fresh: bool = False, transport: str | None = None, call_tools: bool = False,
                 audit: bool = False, hostile: bool = False, informative: bool = False,
-                at_most: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
-    """Register a server case: ``@server_case("server/tools", "TOOL-18")``."""
+                at_most: str | None = None, era: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Register a server case: ``@server_case("server/tools", "TOOL-18")``; ``era="stateless"``
+    for a case of revision 2026-07-28 alone (server_stateless.py)."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
         _register("server", page, ids, func, fresh=fresh, transport=transport, call_tools=call_tools, audit=audit,
-                  hostile=hostile, informative=informative, at_most=at_most)
+                  hostile=hostile, informative=informative, at_most=at_most, era=era)
         return func
     return register
 
 
 def client_case(page: str, *ids: str, transport: str | None = None, informative: bool = False,
-                at_most: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
-    """Register a client case: ``@client_case("basic/lifecycle", "LC-08")``."""
+                at_most: str | None = None, era: str | None = None) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Register a client case: ``@client_case("basic/lifecycle", "LC-08")`` (``era`` as for server_case)."""
     def register(func: Callable[[Any], None]) -> Callable[[Any], None]:
-        _register("client", page, ids, func, transport=transport, informative=informative, at_most=at_most)
+        _register("client", page, ids, func, transport=transport, informative=informative, at_most=at_most, era=era)
         return func
     return register
 

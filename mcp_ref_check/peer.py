@@ -129,6 +129,15 @@ class Probe:
         return self.refusal is not None
 
 
+def stateless_meta(version: str, capabilities: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
+    """The ``_meta`` of a request of 2026-07-28 from the kit: its revision, the capabilities it
+    brings (none unless given), its name (STLS-09, STLS-11); ``more``: other keys, such as
+    ``io.modelcontextprotocol/logLevel``."""
+    return {"io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": dict(capabilities or {}),
+            "io.modelcontextprotocol/clientInfo": dict(CLIENT_INFO), **more}
+
+
 def describe_bytes(raw: bytes) -> str:
     """Input as a report shows it: its text, or Python's spelling of the bytes when they are not UTF-8."""
     try:
@@ -178,6 +187,9 @@ class Peer:
     offer: str = PROTOCOL_VERSION  # the version initialize proposes (the run's: see revisions.py)
     elicited: list[dict[str, Any]] = field(default_factory=list)  # elicitation/create requests the kit declined
     first_answer: float | None = None  # seconds the first answer on this connection took
+    # 2026-07-28 (a run pinned to it): the _meta every request carries, since there is no
+    # handshake (STLS-09); None in a run of the handshake. See ``send_request`` and ``stateless_meta``.
+    meta: dict[str, Any] | None = None
     filed: int = 0  # messages filed in all (the lists above keep the first MAX_FILED of each)
     _next_id: int = 1
     _syncs: int = 0  # barriers sent (their ids: mcp-ref-check-sync-N)
@@ -188,11 +200,21 @@ class Peer:
         self._next_id += 1
         return self._next_id - 1
 
+    @property
+    def barrier_method(self) -> str:
+        """The request that orders what arrives (``sync``) and asks whether a server is there:
+        ping, or server/discover in 2026-07-28, which has no ping (STLS-28)."""
+        return "ping" if self.meta is None else "server/discover"
+
     def send_request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
-                     extra: dict[str, Any] | None = None) -> Reply:
-        """Send a request without waiting; ``extra`` members are merged into the envelope."""
+                     extra: dict[str, Any] | None = None, bare: bool = False) -> Reply:
+        """Send a request without waiting; ``extra`` members are merged into the envelope. In a
+        run of 2026-07-28 the params get the peer's ``meta`` as ``_meta`` (unless they hold a
+        ``_meta`` of their own, or ``bare``: a case sending a request without it on purpose)."""
         rid = self.next_id() if request_id is None else request_id
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if self.meta is not None and not bare and (params is None or "_meta" not in params):
+            params = {**(params or {}), "_meta": dict(self.meta)}
         if params is not None:
             msg["params"] = params
         msg.update(extra or {})
@@ -203,9 +225,9 @@ class Peer:
         return reply
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
-                timeout: float | None = None) -> Reply:
+                timeout: float | None = None, bare: bool = False) -> Reply:
         """Send a request and wait (at most the step timeout) for the response with its id."""
-        return self.wait(self.send_request(method, params, request_id=request_id), timeout)
+        return self.wait(self.send_request(method, params, request_id=request_id, bare=bare), timeout)
 
     def wait(self, reply: Reply, timeout: float | None = None, *, progress_token: Any = None,
              limit: float | None = None, others: list[Incoming] | None = None) -> Reply:
@@ -291,7 +313,7 @@ class Peer:
         to something else that arrived meanwhile, and the ping's reply (unanswered if none came)."""
         self._syncs += 1
         others: list[Incoming] = []
-        barrier = self.wait(self.send_request("ping", request_id=f"mcp-ref-check-sync-{self._syncs}"),
+        barrier = self.wait(self.send_request(self.barrier_method, request_id=f"mcp-ref-check-sync-{self._syncs}"),
                             2 * self.timeout, others=others)
         return others, barrier
 
@@ -313,7 +335,9 @@ class Peer:
         a silence, or a process still starting? Another request tells (ping, or initialize when
         the silence was a ping's). If the server answers anything within the startup allowance,
         it was up, and the silence stands; if not, the start was too slow to judge (SlowStart)."""
-        if reply.method == "ping":
+        if self.meta is not None:
+            self.send_request("server/discover" if reply.method != "server/discover" else "tools/list")
+        elif reply.method == "ping":
             self.send_request("initialize", {"protocolVersion": self.offer, "capabilities": {},
                                              "clientInfo": dict(CLIENT_INFO)})
         else:

@@ -27,15 +27,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_ref.lifecycle import LATEST_PROTOCOL_VERSION, REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, since
+from mcp_ref.lifecycle import (
+    LATEST_PROTOCOL_VERSION,
+    REVISIONS,
+    STATELESS_REVISIONS,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    since,
+)
 from mcp_ref.revisions.elicitation import _modes as declared_modes
 
-__all__ = ["BASE", "ID", "LATEST", "REVISIONS", "RULES", "SUPPORTED", "answer_to", "content_kinds",
-           "elicitation_modes", "newer_than", "offered", "rule_for", "since"]
+__all__ = ["BASE", "ID", "LATEST", "PINNABLE", "REVISIONS", "RULES", "STATELESS", "SUPPORTED", "answer_to",
+           "content_kinds", "elicitation_modes", "is_stateless", "newer_than", "offered", "rule_for", "since"]
 
 BASE = REVISIONS[0]  # 2024-11-05: the base of mcp_ref, and of the course's labs
 LATEST = LATEST_PROTOCOL_VERSION
 SUPPORTED = SUPPORTED_PROTOCOL_VERSIONS  # newest first
+# 2026-07-28 has no handshake: the kit speaks it only when pinned (--protocol-version 2026-07-28),
+# in a run of its own (server_stateless.py, client_stateless.py); never proposed in initialize.
+STATELESS = STATELESS_REVISIONS[0]
+PINNABLE = SUPPORTED + STATELESS_REVISIONS  # what --protocol-version accepts
+
+
+def is_stateless(version: str | None) -> bool:
+    """Whether a run pinned to ``version`` speaks a revision without a handshake."""
+    return version in STATELESS_REVISIONS
 
 
 def offered(pinned: str | None) -> tuple[str, ...]:

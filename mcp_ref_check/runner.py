@@ -31,6 +31,7 @@ from .model import Abort, Case, CaseResult, Finding, Skipped, Status, select, st
 from .server_check import ServerCheck
 from .server_run import Discovery, Options, ServerRun, Target
 from .server_run import SetupFailed as ServerSetupFailed
+from .stateless_helpers import stateless_reason
 from .wire import ConnectFailed
 
 __all__ = ["ClientOptions", "Options", "SetupFailed", "Target", "run_client_check", "run_server_check"]
@@ -115,6 +116,9 @@ def run_server_case(run: ServerRun, case: Case) -> CaseResult:
 
 
 def _not_applicable(run: ServerRun, case: Case) -> str | None:
+    era = stateless_reason(case, run.options.stateless)
+    if era:
+        return era
     if case.transport is not None and case.transport != run.target.kind:
         return f"applies to the {case.transport} transport only"
     if case.call_tools and not run.options.call_tools:

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from . import revisions, shapes
 from .model import MAX_CASE_MESSAGES, Abort, Case, Recorder
-from .peer import Peer, Reply
+from .peer import Peer, Reply, stateless_meta
 from .server_run import Discovery, ServerRun
 from .stdio_wire import StdioWire
 from .wire import Wire, shown
@@ -82,8 +82,14 @@ class ServerCheck(Recorder):
         return peer
 
     def fresh_session(self, capabilities: dict[str, Any] | None = None) -> Peer:
-        """A new connection of this case's own, initialized (else the case ends with a finding)."""
+        """A new connection of this case's own, initialized (else the case ends with a finding). In
+        a run of 2026-07-28 there is nothing to initialize: a new connection whose requests bring
+        ``capabilities`` in their ``_meta``."""
         peer = self.connect()
+        if self.run.options.stateless:
+            if capabilities:
+                peer.meta = stateless_meta(self.version, capabilities)
+            return peer
         reply = peer.initialize(capabilities=capabilities)
         if not reply.is_result:
             self.fail("LC-07", "a new connection could not be initialized", reply.sent, reply.got_text(),

@@ -21,8 +21,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .peer import Peer, Reply, same_id, waited
-from .revisions import SUPPORTED, offered, since
+from .peer import Peer, Reply, same_id, stateless_meta, waited
+from .revisions import SUPPORTED, is_stateless, offered, since
 from .shapes import json_text
 from .sse_wire import SseWire
 from .stdio_wire import EXIT_GRACE, StdioWire
@@ -49,14 +49,16 @@ class Target:
             return self.stdio if isinstance(self.stdio, str) else " ".join(self.stdio)
         return str(self.http if self.http is not None else self.sse)
 
-    def open(self, timeout: float, headers: dict[str, str] | None = None) -> Wire:
-        """A new connection (``headers``: extra HTTP headers, for SSE)."""
+    def open(self, timeout: float, headers: dict[str, str] | None = None, stateless: bool = False) -> Wire:
+        """A new connection (``headers``: extra HTTP headers, for SSE; ``stateless``: over
+        Streamable HTTP, the wire of 2026-07-28, which mirrors each body into headers)."""
         if self.stdio is not None:
             return StdioWire(self.stdio, timeout)
         if self.http is not None:
-            from .http_wire import StreamableHttpWire
+            from .http_wire import StatelessHttpWire, StreamableHttpWire
 
-            return StreamableHttpWire(self.http, timeout, {**self.headers, **(headers or {})})
+            kind = StatelessHttpWire if stateless else StreamableHttpWire
+            return kind(self.http, timeout, {**self.headers, **(headers or {})})
         assert self.sse is not None
         return SseWire(self.sse, timeout, {**self.headers, **(headers or {})})
 
@@ -76,6 +78,11 @@ class Options:
     def offered(self) -> tuple[str, ...]:
         """The versions the kit speaks in this run, newest first (it proposes the first)."""
         return offered(self.protocol_version)
+
+    @property
+    def stateless(self) -> bool:
+        """A run of 2026-07-28: no initialize; ``_meta`` on every request (server_stateless.py)."""
+        return is_stateless(self.protocol_version)
 
     @property
     def call_limit(self) -> float:
@@ -102,6 +109,7 @@ class Discovery:
     resources: list[dict[str, Any]] | None = None
     templates: list[dict[str, Any]] | None = None
     prompts: list[dict[str, Any]] | None = None
+    discover: dict[str, Any] | None = None  # 2026-07-28: the server/discover result, as it came
 
     @property
     def answered_version(self) -> Any:
@@ -152,11 +160,13 @@ class ServerRun:
         self.last_ok = "initialize"  # the last step that went well, for "stopped answering after ..."
         self.selected: set[str] = set()  # the names of the cases this run runs (runner.run_server_cases)
         self._alive_lock = threading.Lock()
+        self.cache: dict[str, Any] = {}  # what cases share within the run (stateless_helpers.tool_survey)
+        self.cache_lock = threading.Lock()
 
     # --- connections ---------------------------------------------------------------------------
 
     def open_wire(self, headers: dict[str, str] | None = None) -> Wire:
-        wire = self.target.open(self.options.timeout, headers)
+        wire = self.target.open(self.options.timeout, headers, stateless=self.options.stateless)
         with self._lock:
             self.wires.append(wire)
         return wire
@@ -171,13 +181,19 @@ class ServerRun:
 
     def open_peer(self) -> Peer:
         peer = Peer(self.open_wire(), self.options.timeout, self.startup, offer=self.options.offered[0])
+        if self.options.stateless:  # every request names its revision; the kit brings no capability
+            peer.meta = stateless_meta(self.options.offered[0])
         with self._lock:
             self.peers.append(peer)
         return peer
 
     def initialized_peer(self, diagnose: bool = False) -> Peer:
         """A new connection, initialized; else SetupFailed saying why (with ``diagnose``, a silent
-        server is asked a little more, to say why: see ``diagnose_silence``)."""
+        server is asked a little more, to say why: see ``diagnose_silence``). In a run of
+        2026-07-28 there is no initialize: the connection asks server/discover instead, and its
+        answer stands where initialize's would (``peer.init``)."""
+        if self.options.stateless:
+            return self.discovered_peer()
         peer = self.open_peer()
         if isinstance(peer.wire, SseWire) and peer.wire.status != 200:
             raise SetupFailed(f"GET {self.target.sse} answered HTTP {peer.wire.status}")
@@ -187,6 +203,26 @@ class ServerRun:
         if not reply.is_result or not isinstance(reply.result, dict):
             extra = diagnose_silence(peer, reply, self.options.timeout) if diagnose else ""
             raise SetupFailed(setup_failure(peer, reply, extra))
+        if self.first_start is None:
+            self.first_start = peer.first_answer
+        return peer
+
+    def discovered_peer(self) -> Peer:
+        """2026-07-28: a new connection whose server/discover was answered with a result."""
+        peer = self.open_peer()
+        reply = peer.request("server/discover", {})
+        peer.init = reply
+        if not reply.is_result or not isinstance(reply.result, dict):
+            if reply.is_error:
+                what = f"server/discover was refused: {shown(reply.got)}"
+            elif reply.answered:
+                what = f"server/discover got a malformed answer: {shown(reply.got)}"
+            elif reply.closed:
+                what = f"the server {peer.wire.describe_end()} before answering server/discover"
+            else:
+                what = f"server/discover got nothing within {waited(reply.waited)}"
+            raise SetupFailed(what + " (a server of 2026-07-28 implements server/discover, DISC-01)"
+                              + _stderr_hint(peer.wire))
         if self.first_start is None:
             self.first_start = peer.first_answer
         return peer
@@ -220,7 +256,11 @@ class ServerRun:
             raise SetupFailed(str(exc)) from exc
         self.first_start = peer.first_answer
         assert peer.init is not None
-        discovery = Discovery(peer.init.result, self.options.offered)
+        if self.options.stateless:
+            discovery = Discovery(as_initialize(peer.init.result, self.options.offered[0]), self.options.offered,
+                                  discover=peer.init.result)
+        else:
+            discovery = Discovery(peer.init.result, self.options.offered)
         if discovery.declares("tools"):
             discovery.tools = self._list_all(peer, "tools/list", "tools")
         if discovery.declares("resources"):
@@ -271,7 +311,7 @@ class ServerRun:
                 if shared is not None and not ended:  # a server that just died: its end may be a moment behind
                     ended = shared.wire.ended.wait(EXIT_GRACE * 2) and shared.wire.closed_by_peer
             else:
-                reply = fresh.request("ping", timeout=2 * self.options.timeout)
+                reply = fresh.request(fresh.barrier_method, timeout=2 * self.options.timeout)
                 if reply.answered:
                     return False
                 if reply.closed:
@@ -289,6 +329,21 @@ class ServerRun:
             self.gone = f"the server {how}; {again}"
         self.close()
         return True
+
+
+def as_initialize(discovered: dict[str, Any], version: str) -> dict[str, Any]:
+    """A server/discover result (2026-07-28) in the shape of an initialize result, so that the
+    run and its report read one shape: the version the kit speaks when the server lists it
+    (else the first it lists), its capabilities, its name from ``_meta``, its instructions."""
+    versions = discovered.get("supportedVersions")
+    listed = [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else []
+    meta = discovered.get("_meta") if isinstance(discovered.get("_meta"), dict) else {}
+    out: dict[str, Any] = {"protocolVersion": version if version in listed or not listed else listed[0],
+                           "capabilities": discovered.get("capabilities"),
+                           "serverInfo": meta.get("io.modelcontextprotocol/serverInfo")}
+    if "instructions" in discovered:
+        out["instructions"] = discovered["instructions"]
+    return out
 
 
 def _stderr_hint(wire: Wire) -> str:
