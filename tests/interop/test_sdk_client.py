@@ -1,14 +1,22 @@
-"""Interop: the official Python SDK's client (``mcp`` 2.x, default settings) against our server,
-over stdio, over HTTP with SSE (``mcp-ref serve --transport sse``) and over Streamable HTTP
-(``mcp-ref serve --transport http``; the SDK's Client given a URL, its default transport).
+"""Interop: the official Python SDK's client (``mcp`` 2.x) against our server in the revisions with
+a handshake, over stdio, over HTTP with SSE (``mcp-ref serve --transport sse``) and over
+Streamable HTTP (``mcp-ref serve --transport http``; the SDK's Client given a URL, its default
+transport).
 
 https://modelcontextprotocol.io/specification/2024-11-05/basic/lifecycle
 https://modelcontextprotocol.io/specification/2024-11-05/basic/transports
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 https://modelcontextprotocol.io/specification/2024-11-05/server
-The SDK's default mode probes ``server/discover`` and proposes a newer revision; our server
-must answer -32601 at once and then negotiate 2024-11-05. Then the SDK uses every feature of
-the demo server. A failure names the feature and what the SDK saw.
+https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning
+Our demo server serves 2026-07-28 beside the handshake, so the SDK's default mode ("auto",
+which probes ``server/discover``) now reaches 2026-07-28 with it (tests/interop/
+test_sdk_client_2026.py). What this file proves belongs to the handshake (ping,
+logging/setLevel, resources/subscribe, list changes on the session, requests of our server to
+the client), so the SDK is pinned to ``mode="legacy"`` here, and negotiates 2025-11-25. The SDK
+in its default mode against our server pinned to the handshake revisions
+(tests/peers/handshake_demo.py) must have its probe answered -32601 at once and fall back to
+2025-11-25. The sampling and roots tools, which do not depend on the era, run in both modes.
+A failure names the feature and what the SDK saw.
 """
 
 from __future__ import annotations
@@ -54,15 +62,18 @@ def sdk_client(request: Any, server_trace: Path) -> Iterator[Callable[..., Any]]
     servers: list[SseServerProcess] = []
     trace = str(server_trace)
 
-    def make(**kwargs: Any) -> Any:
+    def make(mode: str = "legacy", target: str = DEMO_SERVER, **kwargs: Any) -> Any:
+        # mode="legacy" by default: the features under test here are those of the handshake
+        # revisions, removed in 2026-07-28, which the SDK's default "auto" reaches with our server.
+        kwargs["mode"] = mode
         if request.param == "stdio":
-            args = ["-m", "mcp_ref", "serve", "--trace-file", trace]
+            args = ["-m", "mcp_ref", "serve", target, "--trace-file", trace]
             return Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT)), **kwargs)
         if request.param == "http":
-            server = SseServerProcess(DEMO_SERVER, "--trace-file", trace, "--transport", "http")
+            server = SseServerProcess(target, "--trace-file", trace, "--transport", "http")
             servers.append(server)
             return Client(server.url, **kwargs)  # the SDK's default transport for a URL
-        server = SseServerProcess(DEMO_SERVER, "--trace-file", trace)
+        server = SseServerProcess(target, "--trace-file", trace)
         servers.append(server)
         return Client(sse_client(server.url), **kwargs)
 
@@ -75,10 +86,16 @@ def sdk_client(request: Any, server_trace: Path) -> Iterator[Callable[..., Any]]
     tap.assert_clean()
 
 
-def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[..., Any]) -> None:
+HANDSHAKE_DEMO = str(ROOT / "tests" / "peers" / "handshake_demo.py") + ":server"
+
+
+# legacy: the SDK starts with initialize. auto (the SDK's default): it probes server/discover
+# first, which our server of the handshake revisions alone must refuse at once.
+@pytest.mark.parametrize(("mode", "target"), [("legacy", DEMO_SERVER), ("auto", HANDSHAKE_DEMO)])
+def test_sdk_client_default_settings_connects_and_pings(sdk_client: Callable[..., Any], mode: str, target: str) -> None:
     async def main() -> tuple[str, Any, float]:
         start = time.monotonic()
-        async with sdk_client() as client:
+        async with sdk_client(mode, target) as client:
             elapsed = time.monotonic() - start
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -175,7 +192,8 @@ def test_sdk_client_uses_every_server_feature(sdk_client: Callable[..., Any]) ->
     assert [(log.level, log.logger) for log in logs] == [("warning", "demo")], "only warning passes setLevel(warning)"
 
 
-def test_sdk_client_drives_our_sampling_and_roots_tools(sdk_client: Callable[..., Any]) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # requests to the client; input_required rounds in 2026-07-28
+def test_sdk_client_drives_our_sampling_and_roots_tools(sdk_client: Callable[..., Any], mode: str) -> None:
     from mcp import types
 
     sampled: list[Any] = []
@@ -189,12 +207,13 @@ def test_sdk_client_drives_our_sampling_and_roots_tools(sdk_client: Callable[...
         return types.ListRootsResult(roots=[types.Root(uri="file:///sdk/root", name="sdk")])
 
     async def main() -> tuple[str, str]:
-        async with sdk_client(sampling_callback=sampling_callback, list_roots_callback=list_roots_callback) as client:
+        async with sdk_client(mode, sampling_callback=sampling_callback, list_roots_callback=list_roots_callback) as client:
             asked = await client.call_tool("ask_model", {"question": "ping?"})
             roots = await client.call_tool("list_client_roots")
-            return asked.content[0].text, roots.content[0].text
+            return client.protocol_version, asked.content[0].text, roots.content[0].text
 
-    asked, roots = anyio.run(main)
+    version, asked, roots = anyio.run(main)
+    assert version == {"legacy": "2025-11-25", "auto": "2026-07-28"}[mode]
     assert asked == "sdk-model says: SDK answer"
     assert roots == "sdk: file:///sdk/root"
     assert sampled[0].max_tokens == 100 and sampled[0].messages[0].content.text == "ping?"
@@ -259,7 +278,10 @@ def test_sdk_client_answers_our_servers_elicitations(transport: str) -> None:
         else:
             servers.append(SseServerProcess(ELICITING_SERVER, "--transport", "http"))
             target = servers[0].url
-        async with Client(target, elicitation_callback=elicitation_callback, message_handler=on_message) as client:
+        # mode="legacy": the URL elicitation's notifications/elicitation/complete and ping are of the
+        # handshake revisions (elicitation in 2026-07-28: tests/interop/test_sdk_client_2026.py).
+        async with Client(target, mode="legacy", elicitation_callback=elicitation_callback,
+                          message_handler=on_message) as client:
             signed = await client.call_tool("sign_up")
             paid = await client.call_tool("pay")
             await client.send_ping()

@@ -4,8 +4,12 @@ https://modelcontextprotocol.io/specification/2024-11-05/server/tools
 https://modelcontextprotocol.io/specification/2024-11-05/server/prompts
 https://modelcontextprotocol.io/specification/2024-11-05/server/resources
 The SDK parses each result with its own models, so a result that is not valid makes it raise.
+https://modelcontextprotocol.io/specification/2026-07-28/server/tools
 Our server (tests/peers/typed_server.py) returns every kind of Python value from tools, prompts and
-resources; the SDK must accept each, and our trace must be clean against the 2024-11-05 schema.
+resources; the SDK must accept each, and our trace must be clean against the schema of the
+revision spoken. The conversion does not depend on the era, so the SDK runs in both: pinned to
+the handshake (``mode="legacy"``: 2025-11-25) and in its default mode ("auto"), which reaches
+2026-07-28 with our server.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 import pytest
 
 from ..conftest import ROOT
-from ..support.schema_tap import SchemaTap
+from ..support.schema_tap import SchemaTap, schema_available
 
 mcp = pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
 anyio = pytest.importorskip("anyio")
@@ -29,7 +33,8 @@ KINDS = ["str", "png", "unknown_bytes", "image", "embedded_text", "embedded_byte
          "lookalike", "mixed", "none"]
 
 
-def test_sdk_client_accepts_every_converted_value(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mode", "revision"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_sdk_client_accepts_every_converted_value(tmp_path: Path, mode: str, revision: str) -> None:
     from mcp import Client, StdioServerParameters
 
     trace = tmp_path / "trace.txt"
@@ -37,7 +42,8 @@ def test_sdk_client_accepts_every_converted_value(tmp_path: Path) -> None:
 
     async def main() -> dict[str, Any]:
         seen: dict[str, Any] = {}
-        async with Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))) as client:
+        async with Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT)), mode=mode) as client:
+            seen["revision"] = client.protocol_version
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -56,6 +62,7 @@ def test_sdk_client_accepts_every_converted_value(tmp_path: Path) -> None:
         return seen
 
     seen = anyio.run(main)
+    assert seen["revision"] == revision
     assert seen["schema"]["properties"]["point"]["required"] == ["x", "y"]
     assert seen["schema"]["properties"]["scale"]["description"] == "how much to scale"
     assert seen["describe"] == {"point": "Point", "x": 4.0, "color": "BLUE", "weekday": "Wednesday"}
@@ -71,4 +78,6 @@ def test_sdk_client_accepts_every_converted_value(tmp_path: Path) -> None:
     assert seen["typed://points/2"] == [("application/json", "text")]
     tap = SchemaTap("server")
     tap.feed_file(str(trace))
+    if schema_available():  # checked against that revision's schema
+        assert tap.revision == revision
     tap.assert_clean()

@@ -1,7 +1,10 @@
 """A message tap for tests: records every message a session sends and receives, and checks each
 against the official JSON schema of the revision the session agreed on
 (../shared/spec/<revision>/schema.json: 2024-11-05 until ``initialize`` is answered, then the
-revision its result names, 2025-03-26 .. 2025-11-25 included).
+revision its result names, 2025-03-26 .. 2025-11-25 included). A request whose ``_meta`` names
+2026-07-28 (that revision has no handshake: each request names its own) switches the tap to the
+2026-07-28 schema, where each method's result is checked with its ``...ResultResponse``
+definition (a complete result or ``input_required``); an ``initialize`` switches it back.
 
 Requests and notifications are checked by their method; results by the method of the request
 they answer. A violation says which side sent what and which rule it broke. Where the schema
@@ -27,6 +30,8 @@ from typing import Any
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
 SCHEMA_PATH = Path(os.environ.get("MCP_REF_SCHEMA") or SPEC / "2024-11-05" / "schema.json")
 LATER_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")  # checked against their own schema files
+STATELESS = "2026-07-28"  # named in each request's _meta, not agreed by a handshake
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
 RESULT_OF = {
     "initialize": "InitializeResult",
@@ -47,7 +52,8 @@ RESULT_OF = {
     "elicitation/create": "ElicitResult",
 }
 # What a later schema calls a definition the 2024-11-05 one names otherwise.
-RENAMED = {"2025-11-25": {"JSONRPCError": "JSONRPCErrorResponse", "JSONRPCResponse": "JSONRPCResultResponse"}}
+RENAMED = {revision: {"JSONRPCError": "JSONRPCErrorResponse", "JSONRPCResponse": "JSONRPCResultResponse"}
+           for revision in ("2025-11-25", STATELESS)}
 
 _validators: dict[str, dict[str, Any]] = {}  # revision -> definition name -> validator
 _method_defs: dict[str, dict[str, str]] = {}  # revision -> method -> definition name
@@ -140,6 +146,11 @@ class SchemaTap:
             return
         method = msg.get("method")
         if method is not None:
+            meta = msg.get("params", {}).get("_meta") if isinstance(msg.get("params"), dict) else None
+            if method == "initialize":
+                self.revision = "2024-11-05"  # until its result names another
+            elif isinstance(meta, dict) and meta.get(VERSION_KEY) == STATELESS and _path(STATELESS).is_file():
+                self.revision = STATELESS
             envelope = "JSONRPCRequest" if "id" in msg else "JSONRPCNotification"
             errors = list(_validator(envelope, self.revision).iter_errors(msg))
             definition = _method_definition(method, self.revision)
@@ -159,6 +170,13 @@ class SchemaTap:
         requester = self.peer if sender == self.side else self.side
         request_method = self._methods.pop((requester, msg.get("id")), None)
         errors = list(_validator("JSONRPCResponse", self.revision).iter_errors(msg))
+        if self.revision == STATELESS:  # the schema names each method's response
+            definition = _method_definition(request_method or "", self.revision) or ""
+            response = definition.removesuffix("Request") + "ResultResponse"
+            if response in _validators[self.revision]:
+                errors += list(_validator(response, self.revision).iter_errors(msg))
+            self._fail(sender, f"the result of {request_method}", errors)
+            return
         result_def = RESULT_OF.get(request_method or "")
         if result_def is not None:
             errors += list(_validator(result_def, self.revision).iter_errors(msg.get("result")))

@@ -47,3 +47,26 @@ def test_tap_accepts_valid_traffic_and_the_null_id_exception() -> None:
     with tap.deliberately_invalid():
         tap("->", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}')
     tap.assert_clean()
+
+
+@needs_schema
+def test_tap_checks_a_request_naming_2026_07_28_against_that_revisions_schema() -> None:
+    """https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning: no handshake; the
+    request's _meta names the revision, and each method's result (complete or input_required) is
+    checked with its response definition. An initialize goes back to the handshake's schemas."""
+    meta = b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+    tap = SchemaTap("server")
+    tap("<-", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",' + meta + b"}}")
+    tap("->", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}')
+    tap("<-", b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","requestState":"s",' + meta + b"}}")
+    tap("->", b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}')
+    tap.assert_clean()  # (the input_required result has no content: invalid in 2024-11-05)
+    assert tap.revision == "2026-07-28"
+    tap("->", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}}')  # answers no request: envelope only
+    tap("<-", b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t",' + meta + b"}}")
+    tap("->", b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"}]}}')
+    assert tap.violations and all(v.startswith("server sent the result of tools/call that breaks the 2026-07-28 schema")
+                                  for v in tap.violations), tap.violations  # no resultType
+    tap("<-", b'{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+              b'"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}')
+    assert tap.revision == "2024-11-05"
