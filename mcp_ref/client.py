@@ -349,7 +349,7 @@ class Client(elicitation.AnsweringElicitation):
     ) -> dict[str, Any]:
         """Send any request; return its result as on the wire, or raise ``McpError``. With a server of
         2026-07-28, its ``_meta`` and its rounds of input are revisions/stateless_client.py's."""
-        if self.protocol_version in lifecycle.STATELESS_REVISIONS:
+        if self._session.lifecycle.protocol_version in lifecycle.STATELESS_REVISIONS:  # (no probe, no handshake)
             return stateless_client.request(self, method, params, timeout=timeout, on_progress=on_progress)
         return self._session.request(method, params, timeout=timeout, on_progress=on_progress)
 
@@ -383,7 +383,6 @@ class Client(elicitation.AnsweringElicitation):
 
     def _require(self, capability: str, flag: str | None = None, *, method: str) -> None:
         """AR-01, LC-15: refuse locally, with no round trip, what the server did not declare."""
-        stateless_client.refused(self.protocol_version, method)  # what 2026-07-28 dropped: no round trip either
         declared = self.server_capabilities.get(capability)
         # AR-01, LC-15
         # LC-21, PRM-12: a capability the server lacks fails here, clearly
@@ -412,7 +411,9 @@ class Client(elicitation.AnsweringElicitation):
         # TOOL-15: the call gives up after ``timeout`` (default: the client's), and cancels
         result = self.request("tools/call", tools.call_tool_params(name, arguments), timeout=timeout,
                               on_progress=on_progress)
-        return structured_output.checked(self._output_validators, name, result)  # revisions/v2025_06_18.py, item 2
+        if name in self._output_validators:  # revisions/v2025_06_18.py, item 2: a SHOULD of the client
+            return structured_output.check(name, result, self._output_validators[name])
+        return result
 
     def list_resources(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """Every resource, across all pages (server/resources)."""

@@ -55,12 +55,6 @@ def remember(tools: list[dict[str, Any]], version: str | None) -> dict[str, Any]
     return validators
 
 
-def checked(validators: dict[str, Any], name: str, result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` checked when tool ``name`` was listed with an ``outputSchema`` (``validators``, from
-    ``remember``): what ``Client.call_tool`` does, a SHOULD of the client (v2025_06_18.py, item 2)."""
-    return check(name, result, validators[name]) if name in validators else result
-
-
 def check(name: str, result: dict[str, Any], validator: Any) -> dict[str, Any]:
     """``result`` if it keeps the promise of the tool's ``outputSchema``; else InvalidStructuredContent."""
     if result.get("isError") is True:

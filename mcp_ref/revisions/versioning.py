@@ -69,12 +69,14 @@ def modern_versions(spoken: tuple[str, ...]) -> list[str]:
 
 def addressed(spoken: tuple[str, ...], method: str, params: Any) -> bool:
     """Whether this module serves the request: the server serves 2026-07-28, and the request names
-    its revision (or is ``server/discover``, which only this revision has). A server of this era
-    alone serves every request here but ``initialize`` (lifecycle.py refuses it, STLS-23): one that
-    does not name its revision is malformed (STLS-10), with no handshake to fall back on."""
+    its revision. A request that does not is of the handshake's era, where ``server/discover`` is
+    unknown (-32601 at once: the probe of a newer client, which then falls back, DESIGN point 4).
+    A server of this era alone serves every request here but ``initialize`` (lifecycle.py refuses
+    it, STLS-23): one that does not name its revision is malformed (STLS-10), with no handshake to
+    fall back on."""
     served = modern_versions(spoken)
     only_modern = len(served) == len(spoken) and method != "initialize"
-    return bool(served) and (is_modern(params) or method == DISCOVER or only_modern)
+    return bool(served) and (is_modern(params) or only_modern)
 
 
 def refusal(spoken: tuple[str, ...], method: str, params: Any) -> McpError | None:

@@ -65,7 +65,8 @@ def test_a_request_is_modern_when_its_meta_names_a_revision(request_params: Any,
 
 @pytest.mark.parametrize(("spoken", "method", "request_params", "served_here"), [
     (("2026-07-28", "2025-11-25"), "tools/list", {"_meta": {VERSION_KEY: REVISION}}, True),
-    (("2026-07-28", "2025-11-25"), "server/discover", {}, True),  # only this revision has it
+    (("2026-07-28", "2025-11-25"), "server/discover", {"_meta": {VERSION_KEY: REVISION}}, True),
+    (("2026-07-28", "2025-11-25"), "server/discover", {}, False),  # without _meta: a probe of the handshake's era
     (("2026-07-28", "2025-11-25"), "tools/list", {}, False),  # the handshake's
     (("2025-11-25", "2025-06-18"), "tools/list", {"_meta": {VERSION_KEY: REVISION}}, False),
     (("2025-11-25",), "server/discover", {}, False),  # a handshake-only server: -32601 as before
@@ -104,9 +105,14 @@ def test_stls_10_a_malformed_required_meta_field_is_32602(dual: ModernPeer, shap
                                              {"_meta": {CAPABILITIES_KEY: {}}}, [1, 2]],
                          ids=["no params", "no _meta", "_meta null", "_meta a list", "_meta a string",
                               "no protocolVersion", "params a list"])
-def test_stls_10_server_discover_without_its_revision_is_32602(dual: ModernPeer, discover_params: Any) -> None:
-    """server/discover exists only in this revision, so it is served here however it comes."""
-    assert VERSION_KEY in error(dual.request("server/discover", discover_params), -32602)["message"]
+def test_server_discover_without_its_revision_is_a_probe_of_the_handshake_era_32601(
+        dual: ModernPeer, modern: ModernPeer, discover_params: Any) -> None:
+    """A dual-era server takes a request that does not name its revision for one of the handshake's
+    era, where server/discover is unknown: -32601 at once, so the prober falls back to initialize
+    (the pitfall of newer clients' probes). A server of 2026-07-28 alone has no such era: -32602,
+    naming the field (STLS-10)."""
+    error(dual.request("server/discover", discover_params), -32601)
+    assert VERSION_KEY in error(modern.request("server/discover", discover_params), -32602)["message"]
 
 
 @pytest.mark.parametrize("request_params", [None, {}, {"_meta": {}}, {"_meta": []}],
