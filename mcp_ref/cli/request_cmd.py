@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
 from ..client import Client
-from ..lifecycle import REVISIONS
+from ..lifecycle import ALL_REVISIONS
 from ..machinery.reach import not_started
 from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, RequestTimeout, json_type
 from ..roots import check_roots
@@ -54,10 +54,11 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_protocol_version_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
-    """``--protocol-version V``: the one revision the client offers (one of lifecycle.REVISIONS)."""
-    said = f"default {default}" if default else "default: offer every one and use the newest the server speaks"
-    parser.add_argument("--protocol-version", choices=REVISIONS, default=default, metavar="V",
-                        help=f"offer only this protocol revision, one of {', '.join(REVISIONS)} ({said})")
+    """``--protocol-version V``: the one revision the client offers (one of lifecycle.ALL_REVISIONS:
+    2026-07-28, without a handshake, too: revisions/stateless_client.py)."""
+    said = f"default {default}" if default else "default: offer every one with a handshake and use the newest the server speaks"
+    parser.add_argument("--protocol-version", choices=ALL_REVISIONS, default=default, metavar="V",
+                        help=f"offer only this protocol revision, one of {', '.join(ALL_REVISIONS)} ({said})")
 
 
 def _connect(args: argparse.Namespace, display: ProgressDisplay | None = None, **options: Any) -> Client | None:
