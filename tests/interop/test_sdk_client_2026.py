@@ -7,6 +7,8 @@ https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
 https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
 https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
 https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation
+https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 
 Our server (tests/peers/modern_demo.py: the demo server, which serves 2026-07-28 beside the
 handshake, with tools, a prompt and a resource that ask the client) is driven by the SDK in its
@@ -17,9 +19,12 @@ resources, gets prompts, completes; hears progress and, with its per-request log
 that level; gets -32602 for an unknown tool and an unknown resource; answers our handlers'
 ``ctx.elicit``, ``ctx.create_message`` and ``ctx.list_roots`` with its callbacks through
 ``input_required`` rounds (one, two and three rounds; each round a new request carrying our
-``requestState`` back unchanged); and hears, through ``subscriptions/listen``, that the tool list
-changed and that a resource was updated. Our server writes every message to a trace, checked
-against the 2026-07-28 schema at the end.
+``requestState`` back unchanged), a URL elicitation too; gets -32042 from a tool that needs a URL
+elicitation first, and -32021 when it brought no elicitation capability; hears, through
+``subscriptions/listen``, that the tool list changed and that a resource was updated; and
+cancels a call (stdio: notifications/cancelled; HTTP: closing the stream), which our handler sees
+and which gets no answer. Our server writes every message to a trace, checked against the
+2026-07-28 schema at the end.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ anyio = pytest.importorskip("anyio")
 pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 2026-07-28")
 
 MODERN_DEMO = str(ROOT / "tests" / "peers" / "modern_demo.py") + ":server"
+ELICITING_SERVER = str(ROOT / "tests" / "peers" / "eliciting_server.py") + ":server"
 MODERN = "2026-07-28"
 LIMIT = 60  # seconds for one whole conversation: a bound, never a measure
 
@@ -48,17 +54,17 @@ class Served:
     """Our modern demo server over one transport, tracing to a file; ``target`` is what the SDK's
     Client takes (stdio parameters, or the Streamable HTTP endpoint's URL)."""
 
-    def __init__(self, transport: str, trace: Path) -> None:
+    def __init__(self, transport: str, trace: Path, server: str = MODERN_DEMO) -> None:
         from mcp import StdioServerParameters
 
         self.trace = trace
         self.http: SseServerProcess | None = None
         if transport == "http":
-            self.http = SseServerProcess(MODERN_DEMO, "--trace-file", str(trace), "--transport", "http")
+            self.http = SseServerProcess(server, "--trace-file", str(trace), "--transport", "http")
             self.target: Any = self.http.url
         else:
             self.target = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
-                                                args=["-m", "mcp_ref", "serve", MODERN_DEMO, "--trace-file", str(trace)])
+                                                args=["-m", "mcp_ref", "serve", server, "--trace-file", str(trace)])
 
     def messages(self, direction: str) -> list[dict[str, Any]]:
         """What our server received ("<-") or sent ("->"), in order."""
@@ -81,12 +87,28 @@ class Served:
 
 
 @pytest.fixture(params=["stdio", "http"])
-def served(request: Any, tmp_path: Path) -> Iterator[Served]:
-    served = Served(request.param, tmp_path / "server-trace.txt")
-    yield served
-    if served.http is not None:
-        served.http.close()
+def transport(request: Any) -> str:
+    return str(request.param)
+
+
+def serve(transport: str, tmp_path: Path, server: str) -> Iterator[Served]:
+    served = Served(transport, tmp_path / "server-trace.txt", server)
+    try:
+        yield served
+    finally:
+        if served.http is not None:
+            served.http.close()
     served.check_schema()
+
+
+@pytest.fixture
+def served(transport: str, tmp_path: Path) -> Iterator[Served]:
+    yield from serve(transport, tmp_path, MODERN_DEMO)
+
+
+@pytest.fixture
+def eliciting(transport: str, tmp_path: Path) -> Iterator[Served]:
+    yield from serve(transport, tmp_path, ELICITING_SERVER)
 
 
 def run(main: Callable[[], Any]) -> Any:
@@ -272,3 +294,63 @@ def test_sdk_client_listens_for_list_changes_and_resource_updates(served: Served
     assert seen["second"] == ResourceUpdated(uri="demo://counter")
     listens = served.received("subscriptions/listen")
     assert len(listens) == 1 and not served.received("resources/subscribe")
+
+
+def test_sdk_client_elicitation_modes_and_refusals(eliciting: Served) -> None:
+    """Our ctx.elicit (form, here declined) and ctx.elicit_url (accepted) as input_required rounds;
+    a tool that needs a URL elicitation first fails -32042 naming it; and a client that brought no
+    elicitation capability (no callback) is told -32021 with the capability it lacks, not asked."""
+    from mcp import Client, types
+    from mcp.shared.exceptions import MCPError
+
+    asked: list[Any] = []
+
+    async def elicitation(context: Any, params: Any) -> Any:
+        asked.append(params)
+        return types.ElicitResult(action="accept" if params.mode == "url" else "decline")
+
+    async def error_of(client: Any, tool: str) -> Any:
+        try:
+            await client.call_tool(tool)
+        except MCPError as exc:
+            return exc.error
+        return None
+
+    async def main() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with Client(eliciting.target, elicitation_callback=elicitation, read_timeout_seconds=20) as client:
+            seen["sign_up"] = json.loads((await client.call_tool("sign_up")).content[0].text)
+            seen["pay"] = json.loads((await client.call_tool("pay")).content[0].text)
+            seen["login"] = await error_of(client, "needs_login")
+        async with Client(eliciting.target, read_timeout_seconds=20) as client:  # no callback: no capability
+            seen["uncapable"] = await error_of(client, "sign_up")
+        return seen
+
+    seen = run(main)
+    assert seen["sign_up"] == {"action": "decline"} and seen["pay"] == {"action": "accept"}
+    assert [params.mode for params in asked] == ["form", "url"]
+    assert asked[1].url == "https://pay.example.com/order/7" and asked[1].elicitation_id == "order-7"
+    assert seen["login"].code == -32042 and seen["login"].data["elicitations"][0]["elicitationId"] == "login-1"
+    assert seen["uncapable"].code == -32021 and seen["uncapable"].data == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def test_sdk_client_cancels_a_request(served: Served) -> None:
+    """The SDK gives up on a call (over stdio it sends notifications/cancelled, over HTTP it closes
+    the request's stream): our handler sees the cancellation, no answer is sent for it, and the
+    server goes on serving."""
+    from mcp import Client
+
+    async def main() -> tuple[bool, str]:
+        async with Client(served.target, read_timeout_seconds=20) as client:
+            with anyio.move_on_after(0.5):
+                await client.call_tool("wait_for_cancel")
+            with anyio.fail_after(10):
+                while (await client.call_tool("was_cancelled")).content[0].text != "true":
+                    await anyio.sleep(0.05)
+            return True, (await client.call_tool("add", {"a": 1, "b": 2})).content[0].text
+
+    cancelled, added = run(main)
+    assert cancelled and added == "3"
+    call = next(m for m in served.received("tools/call") if m["params"]["name"] == "wait_for_cancel")
+    assert not [m for m in served.messages("->") if "method" not in m and m.get("id") == call["id"]], \
+        "our server answered a cancelled request"

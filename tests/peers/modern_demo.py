@@ -7,13 +7,16 @@
 - tool ``interview``: two elicitations, one after the other (two rounds);
 - tool ``everything``: sampling, then roots, then an elicitation (three rounds);
 - prompt ``welcome``: elicits the user's name;
-- resource ``demo://workspace``: the client's roots.
+- resource ``demo://workspace``: the client's roots;
+- tool ``wait_for_cancel``: waits until its request is cancelled (30 s at most), and notes that it
+  was; tool ``was_cancelled`` says whether one was.
 Every answer comes back as the JSON of what the handler got.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 
 from mcp_ref import RequestContext
 from mcp_ref.demo_server import server
@@ -58,3 +61,21 @@ def welcome(ctx: RequestContext) -> str:
 def workspace(ctx: RequestContext) -> str:
     """The client's roots."""
     return json.dumps([root["uri"] for root in ctx.list_roots()])
+
+
+CANCELLED = threading.Event()
+
+
+@server.tool()
+def wait_for_cancel(ctx: RequestContext) -> str:
+    """Wait until this request is cancelled."""
+    if ctx.cancelled.wait(30):
+        CANCELLED.set()
+        return "cancelled"
+    return "never cancelled"
+
+
+@server.tool()
+def was_cancelled() -> bool:
+    """Whether a wait_for_cancel was cancelled."""
+    return CANCELLED.is_set()
