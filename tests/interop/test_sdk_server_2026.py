@@ -7,12 +7,14 @@ https://modelcontextprotocol.io/specification/2026-07-28/server/discover
 https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
 https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
 https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+https://modelcontextprotocol.io/specification/2026-07-28/server/resources
 
 The SDK's servers serve 2026-07-28 beside the handshake. Our Client, offering 2026-07-28 alone
 or every revision (``protocol_versions=``), must reach it with ``server/discover`` and never send
 ``initialize``; name the revision in every request's ``_meta``; list and call tools, with
-progress; hear no log message, having asked for no level; and answer the servers'
-``input_required`` results with its own handlers (``elicitation_handler``, ``sampling_handler``,
+progress; list and read resources (one whose URI is not plain ASCII, which over HTTP travels
+Base64-encoded in Mcp-Name), get prompts and complete; hear no log message, having asked for no
+level; and answer the servers' ``input_required`` results with its own handlers (``elicitation_handler``, ``sampling_handler``,
 ``roots=``), one, two and three rounds, each a new request carrying the server's ``requestState``
 back unchanged. The servers: the SDK's MCPServer, asking through its resolvers
 (tests/interop/sdk_servers/modern_server.py), and its low-level Server, building the
@@ -160,6 +162,16 @@ def test_our_client_reaches_the_sdk_mcpserver_in_2026_07_28_and_answers_its_reso
         asked_both = client.call_tool("ask", {"question": "hi?"})["content"][0]["text"]  # two questions, one round
         assert asked_both == "model=our-model said=hi roots=['file:///srv/data']"
         assert client.call_tool("interview")["content"][0]["text"] == "Ada is 36"  # the second depends on the first
+        # resources, prompts, completion; names that are not plain ASCII travel Base64-encoded in Mcp-Name (HTTP)
+        assert [r["uri"] for r in client.list_resources()] == ["sdk://hello"]
+        assert [t["uriTemplate"] for t in client.list_resource_templates()] == ["sdk://items/{item}"]
+        assert client.read_resource("sdk://hello")["contents"][0]["text"] == "hello from the SDK"
+        assert client.read_resource("sdk://items/ünï")["contents"][0]["text"] == "item ünï"
+        assert [p["name"] for p in client.list_prompts()] == ["greet"]
+        prompt = client.get_prompt("greet", {"name": "Åsa"})
+        assert prompt["messages"][0]["content"]["text"] == "Say hello to Åsa."
+        completion = client.complete({"type": "ref/prompt", "name": "greet"}, {"name": "name", "value": "al"})
+        assert completion["completion"]["values"] == ["alpha", "alps"]
     assert progress == [(1, 3), (2, 3), (3, 3)]
     assert logs == [], "the SDK sent log messages to a client that asked for no level (LOGX-01)"
     assert asked[:2] == ["Please sign up", "sampling: hi?"] and asked[2:] == ["Your name?", "Your age, Ada?"]

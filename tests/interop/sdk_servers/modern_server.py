@@ -10,7 +10,8 @@ request marker (``Elicit``, ``Sample``, ``ListRoots``), which the SDK turns into
 - ``add(a, b)``; ``count(steps)``: progress and an info log each step;
 - ``sign_up``: one form elicitation (name, age);
 - ``ask``: sampling and roots, independent, asked in one round;
-- ``interview``: a name, then (depending on it) an age: two rounds.
+- ``interview``: a name, then (depending on it) an age: two rounds;
+- resource ``sdk://hello``, template ``sdk://items/{item}``, prompt ``greet(name)``, completions.
 """
 
 from __future__ import annotations
@@ -96,6 +97,28 @@ async def ask_age(name: Annotated[Name, Resolve(ask_name)]) -> Elicit[Age]:
 async def interview(name: Annotated[Name, Resolve(ask_name)], age: Annotated[Age, Resolve(ask_age)]) -> str:
     """A name, then an age: two rounds."""
     return f"{name.name} is {age.age}"
+
+
+@mcp.resource("sdk://hello", mime_type="text/plain")
+def hello() -> str:
+    return "hello from the SDK"
+
+
+@mcp.resource("sdk://items/{item}", mime_type="text/plain")
+def item(item: str) -> str:
+    return f"item {item}"
+
+
+@mcp.prompt()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Say hello to {name}."
+
+
+@mcp.completion()
+async def complete(ref: object, argument: types.CompletionArgument, context: object) -> types.Completion:
+    values = [v for v in ("alpha", "beta", "alps") if v.startswith(argument.value)]
+    return types.Completion(values=values, total=len(values), has_more=False)
 
 
 def serve_http() -> None:
