@@ -14,9 +14,9 @@ or every revision (``protocol_versions=``), must reach it with ``server/discover
 ``initialize``; name the revision in every request's ``_meta``; list and call tools, with
 progress; list and read resources (one whose URI is not plain ASCII, which over HTTP travels
 Base64-encoded in Mcp-Name), get prompts and complete; hear no log message, having asked for no
-level; and answer the servers' ``input_required`` results with its own handlers (``elicitation_handler``, ``sampling_handler``,
-``roots=``), one, two and three rounds, each a new request carrying the server's ``requestState``
-back unchanged. The servers: the SDK's MCPServer, asking through its resolvers
+level; and answer the servers' ``input_required`` results with its own handlers
+(``elicitation_handler``, ``sampling_handler``, ``roots=``), one, two and three rounds, each a new
+request carrying the server's ``requestState`` back unchanged. The servers: the SDK's MCPServer, asking through its resolvers
 (tests/interop/sdk_servers/modern_server.py), and its low-level Server, building the
 ``InputRequiredResult`` itself (modern_lowlevel_server.py). Every message is checked against the
 2026-07-28 schema by the tap.
