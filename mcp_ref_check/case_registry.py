@@ -32,6 +32,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_resources,
     server_revisions,
     server_stateless,
+    server_stateless_http,
     server_tools,
     server_transports,
     server_transports_http,

@@ -191,6 +191,8 @@ def _stopped(args: argparse.Namespace, about: dict[str, Any], exc: Stopped) -> i
 
 
 def check_server(args: argparse.Namespace) -> int:
+    from mcp_ref.lifecycle import STATELESS_REVISIONS
+
     from .runner import Options, Target, run_server_check
     from .server_run import SetupFailed
     from .shapes import as_dict
@@ -202,6 +204,9 @@ def check_server(args: argparse.Namespace) -> int:
     if args.stdio is not None and args.header:  # as its help says: a process on stdio gets no HTTP request
         return _cannot(args, about, "--header is for --sse and --http (a header of every HTTP request); a --stdio "
                                     "server is spoken to on its stdin and stdout, with no HTTP")
+    if args.sse is not None and args.protocol_version in STATELESS_REVISIONS:
+        return _cannot(args, about, f"revision {args.protocol_version} is spoken over stdio and Streamable HTTP "
+                                    "(--http), not over HTTP with SSE, which it deprecates")
     for header in args.header:
         name, sep, value = header.partition(":")
         if not sep:
@@ -231,6 +236,8 @@ def check_server(args: argparse.Namespace) -> int:
 
 
 def check_client(args: argparse.Namespace) -> int:
+    from mcp_ref.lifecycle import STATELESS_REVISIONS
+
     from .client_check import ClientOptions, SetupFailed
     from .runner import run_client_check
 
@@ -239,6 +246,8 @@ def check_client(args: argparse.Namespace) -> int:
         command = command[1:]
     transport = "http" if args.http else "sse" if args.sse else "stdio"
     about: dict[str, Any] = {"side": "client", "transport": transport, "target": " ".join(command)}
+    if transport != "stdio" and args.protocol_version in STATELESS_REVISIONS:
+        return _cannot(args, about, f"the checking server speaks {args.protocol_version} over stdio only, for now")
     if not any("{server}" in part for part in command):
         return _cannot(args, about, "the client command has no {server} argument to replace")
     options = ClientOptions(timeout=args.timeout, run_timeout=args.run_timeout, sse=args.sse, only=args.only,

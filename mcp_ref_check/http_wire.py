@@ -209,15 +209,16 @@ def mcp_name(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
 
 
-def mirrored_headers(msg: Any) -> dict[str, str]:
+def mirrored_headers(msg: Any, version: str | None = None) -> dict[str, str]:
     """The headers a client of 2026-07-28 sends with a message (HTTPX-03, HTTPX-13, HTTPX-18):
-    MCP-Protocol-Version as the body's ``_meta`` names it, Mcp-Method, and Mcp-Name for the
-    methods that name something."""
-    headers: dict[str, str] = {}
+    MCP-Protocol-Version as the body's ``_meta`` names it (``version`` when the body names none:
+    a notification, or input that is no request), Mcp-Method, and Mcp-Name for the methods that
+    name something."""
+    headers: dict[str, str] = {VERSION_HEADER: version} if version is not None else {}
     if not isinstance(msg, dict):
         return headers
-    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+    meta: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
     version = meta.get("io.modelcontextprotocol/protocolVersion")
     if isinstance(version, str) and version.isascii() and version.isprintable():
         headers[VERSION_HEADER] = version
@@ -235,8 +236,10 @@ class StatelessHttpWire(StreamableHttpWire):
     carries the headers that mirror its body (``mirrored_headers``). A 4xx is an answer of this
     revision like any other (its body is the JSON-RPC error), not a refusal for want of a session."""
 
-    def __init__(self, url: str, timeout: float, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, url: str, timeout: float, headers: dict[str, str] | None = None,
+                 version: str = "2026-07-28") -> None:
         super().__init__(url, timeout, headers)
+        self.version = version  # the run's revision: the MCP-Protocol-Version of a body naming none
         self._mirror = threading.local()
 
     def _headers(self, accept: str = ACCEPT_BOTH) -> dict[str, str]:
@@ -244,7 +247,7 @@ class StatelessHttpWire(StreamableHttpWire):
 
     def send_raw(self, data: bytes) -> None:
         _, msg, _ = parse(data)
-        self._mirror.headers = mirrored_headers(msg)
+        self._mirror.headers = mirrored_headers(msg, self.version)
         try:
             super().send_raw(data)
         finally:

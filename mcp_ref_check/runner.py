@@ -116,7 +116,7 @@ def run_server_case(run: ServerRun, case: Case) -> CaseResult:
 
 
 def _not_applicable(run: ServerRun, case: Case) -> str | None:
-    era = stateless_reason(case, run.options.stateless)
+    era = stateless_reason(case, run.options.stateless, run.target.kind)
     if era:
         return era
     if case.transport is not None and case.transport != run.target.kind:

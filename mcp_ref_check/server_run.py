@@ -337,7 +337,7 @@ def as_initialize(discovered: dict[str, Any], version: str) -> dict[str, Any]:
     (else the first it lists), its capabilities, its name from ``_meta``, its instructions."""
     versions = discovered.get("supportedVersions")
     listed = [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else []
-    meta = discovered.get("_meta") if isinstance(discovered.get("_meta"), dict) else {}
+    meta: dict[str, Any] = discovered["_meta"] if isinstance(discovered.get("_meta"), dict) else {}
     out: dict[str, Any] = {"protocolVersion": version if version in listed or not listed else listed[0],
                            "capabilities": discovered.get("capabilities"),
                            "serverInfo": meta.get("io.modelcontextprotocol/serverInfo")}

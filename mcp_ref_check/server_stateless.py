@@ -55,7 +55,7 @@ LOGGING = "server/utilities/logging"
 STATELESS = "stateless"
 
 UNKNOWN_VERSION = "2099-12-31"  # a revision nobody speaks
-DROPPED = (("ping", {}), ("logging/setLevel", {"level": "info"}),
+DROPPED: tuple[tuple[str, dict[str, Any]], ...] = (("ping", {}), ("logging/setLevel", {"level": "info"}),
            ("resources/subscribe", {"uri": "mcp-ref-check://watched"}),
            ("resources/unsubscribe", {"uri": "mcp-ref-check://watched"}))
 
@@ -252,8 +252,8 @@ def cacheable_results_carry_ttl_and_scope(t: ServerCheck) -> None:
         whole = isinstance(ttl, int) and not isinstance(ttl, bool)
         if t.check(whole or isinstance(ttl, float), "CACHE-01", f"the {method} result's ttlMs is "
                    f"{json_text(ttl)[:40]}, not a number of milliseconds", reply.sent, shown(reply.got)):
-            t.check(ttl >= 0, "CACHE-05", f"the {method} result's ttlMs is {json_text(ttl)}, negative",
-                    reply.sent, shown(reply.got))
+            t.check(isinstance(ttl, (int, float)) and ttl >= 0, "CACHE-05",
+                    f"the {method} result's ttlMs is {json_text(ttl)}, negative", reply.sent, shown(reply.got))
         t.check(scope in ("public", "private"), "CACHE-01", f"the {method} result's cacheScope is "
                 f"{json_text(scope)[:40]}, not \"public\" or \"private\"", reply.sent, shown(reply.got))
     t.note(f"{judged} cacheable result(s) judged: {', '.join(method for method, _ in asked)}")
@@ -311,7 +311,7 @@ def rounds(t: ServerCheck, peer: Peer, called: Called) -> list[Reply]:
         result = reply.result
         if not reply.is_result or not isinstance(result, dict) or result.get("resultType") != "input_required":
             break
-        requests = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
+        requests: dict[str, Any] = result["inputRequests"] if isinstance(result.get("inputRequests"), dict) else {}
         extra = {"inputResponses": {key: answer_input(request) for key, request in requests.items()}}
         if "requestState" in result:
             extra["requestState"] = result["requestState"]
@@ -390,7 +390,7 @@ def tampered_request_state_is_refused(t: ServerCheck) -> None:
         if not isinstance(state, str):
             t.note(f"tool {called.tool!r} asked with no requestState: nothing to tamper with")
             continue
-        requests = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
+        requests: dict[str, Any] = result["inputRequests"] if isinstance(result.get("inputRequests"), dict) else {}
         answers = {key: answer_input(request) for key, request in requests.items()}
         reply, _ = call_tool(t, peer, called.tool, called.arguments,
                              {"inputResponses": answers, "requestState": tampered(state)})

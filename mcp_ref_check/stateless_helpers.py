@@ -75,6 +75,9 @@ ALSO_STATELESS = frozenset({
     "completion.completion-with-malformed-params-is-refused",
     "pagination.invalid-cursor-is-32602",
     "pagination.cursors-lead-through-every-page",
+    "transports.stdout-carries-only-messages",
+    "transports.messages-have-no-embedded-newlines",
+    "transports.exits-when-stdin-closes",
 })
 
 # Why a case of the handshake is not run in 2026-07-28, by its page (STLS-26: no initialize or
@@ -89,11 +92,20 @@ WHY_NOT = {
 }
 
 
-def stateless_reason(case: Case, stateless: bool) -> str | None:
+# Of those, the ones whose input is no request of 2026-07-28 (a response POSTed, notifications),
+# which over Streamable HTTP this revision refuses with an HTTP status of its own (HTTPX-04, HTTPX-05).
+NOT_OVER_HTTP = {"messages.notifications-are-not-answered": "over Streamable HTTP, 2026-07-28 answers a POSTed "
+                 "response or notification it does not take with an HTTP error status (HTTPX-04, HTTPX-05), which "
+                 "this case of the handshake would take for an answer"}
+
+
+def stateless_reason(case: Case, stateless: bool, transport: str = "stdio") -> str | None:
     """Why ``case`` is not run in this run (None: it runs): see the module docstring, point 1."""
     if case.era == "stateless":
         return None if stateless else ("a case of revision 2026-07-28, which has no handshake: it runs with "
                                        "--protocol-version 2026-07-28")
+    if stateless and transport == "http" and case.name in NOT_OVER_HTTP:
+        return f"not run in revision 2026-07-28: {NOT_OVER_HTTP[case.name]}"
     if not stateless or case.name in ALSO_STATELESS:
         return None
     why = WHY_NOT.get(case.page, "written for a session opened by initialize; not yet judged without one")
@@ -112,7 +124,7 @@ def answer_input(request: Any) -> dict[str, Any]:
     accepted with values that meet its requestedSchema (declined when none can be made), a URL
     accepted, a sampled assistant text, one root."""
     method = request.get("method") if isinstance(request, dict) else None
-    params = request.get("params") if isinstance(request, dict) and isinstance(request.get("params"), dict) else {}
+    params: dict[str, Any] = request["params"] if isinstance(request, dict) and isinstance(request.get("params"), dict) else {}
     if method == "sampling/createMessage":
         return dict(SAMPLED)
     if method == "roots/list":
