@@ -102,7 +102,7 @@ class Session:
         self._on_request = on_request
         self._on_notification = on_notification
         self._inline_methods = inline_methods
-        self._knows_method = knows_method
+        self.knows_method = knows_method  # (public: the HTTP endpoint of 2026-07-28 asks it too)
         self._context = context
         self.default_timeout = default_timeout
         self._trace = trace
@@ -374,8 +374,8 @@ class Session:
                 self._running[request_id] = ctx
         if duplicate:
             self._answer(request_id, InvalidRequest(f"Invalid Request: id {request_id!r} is already in use"))
-        elif params is not None and not isinstance(params, dict) and (self._knows_method is None
-                                                                      or self._knows_method(ctx.method)):
+        elif params is not None and not isinstance(params, dict) and (self.knows_method is None
+                                                                      or self.knows_method(ctx.method)):
             # (for a method it does not serve, on_request answers -32601 first: JSON-RPC order)
             self._finish(ctx, InvalidParams("Invalid params: MCP params must be an object"))
         elif ctx.method in self._inline_methods:

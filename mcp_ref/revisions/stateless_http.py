@@ -137,6 +137,12 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any],
     transport = OneRequest(app.max_queued, app.max_queued_bytes)
     try:
         session = app.open_session(transport)  # a session for this request alone, started and ended here
+        known = msg["method"] in stateless.OWN or session.knows_method is None or session.knows_method(msg["method"])
+        if not known:  # HTTPX-16: 404 now, not whenever the handler table's -32601 comes back
+            session.close("a method this server does not have")
+            slots.release()
+            return as_json(404, messages.encode(messages.error_response(
+                msg["id"], messages.MethodNotFound(f"Method not found: {msg['method']}"))))
         session.start()
     except BaseException:
         slots.release()

@@ -36,9 +36,9 @@ import weakref
 from typing import Any
 
 from ..messages import InvalidParams, McpError
-from .versioning import PREFIX
+from .versioning import LISTEN, PREFIX
 
-METHOD = "subscriptions/listen"
+METHOD = LISTEN
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 SUBSCRIPTION_KEY = PREFIX + "subscriptionId"
 FLAGS = {"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}

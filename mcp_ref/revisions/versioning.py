@@ -47,6 +47,8 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022  # STLS-16
 MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 
 DISCOVER = "server/discover"
+LISTEN = "subscriptions/listen"  # (subscriptions.py)
+OWN = frozenset({DISCOVER, LISTEN})  # the requests this revision's room serves itself, beside the dispatch table
 GONE = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
 
 
