@@ -30,6 +30,7 @@ and which gets no answer. Our server writes every message to a trace, checked ag
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,7 +55,8 @@ class Served:
     """Our modern demo server over one transport, tracing to a file; ``target`` is what the SDK's
     Client takes (stdio parameters, or the Streamable HTTP endpoint's URL)."""
 
-    def __init__(self, transport: str, trace: Path, server: str = MODERN_DEMO) -> None:
+    def __init__(self, transport: str, trace: Path, server: str = MODERN_DEMO,
+                 env: dict[str, str] | None = None) -> None:
         from mcp import StdioServerParameters
 
         self.trace = trace
@@ -63,8 +65,10 @@ class Served:
             self.http = SseServerProcess(server, "--trace-file", str(trace), "--transport", "http")
             self.target: Any = self.http.url
         else:
-            self.target = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+            self.target = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=env,
                                                 args=["-m", "mcp_ref", "serve", server, "--trace-file", str(trace)])
+        self.without_env = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+                                                 args=["-m", "mcp_ref", "serve", server, "--trace-file", str(trace)])
 
     def messages(self, direction: str) -> list[dict[str, Any]]:
         """What our server received ("<-") or sent ("->"), in order."""
@@ -91,8 +95,8 @@ def transport(request: Any) -> str:
     return str(request.param)
 
 
-def serve(transport: str, tmp_path: Path, server: str) -> Iterator[Served]:
-    served = Served(transport, tmp_path / "server-trace.txt", server)
+def serve(transport: str, tmp_path: Path, server: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    served = Served(transport, tmp_path / "server-trace.txt", server, env)
     try:
         yield served
     finally:
@@ -104,6 +108,13 @@ def serve(transport: str, tmp_path: Path, server: str) -> Iterator[Served]:
 @pytest.fixture
 def served(transport: str, tmp_path: Path) -> Iterator[Served]:
     yield from serve(transport, tmp_path, MODERN_DEMO)
+
+
+@pytest.fixture
+def keyed(transport: str, tmp_path: Path) -> Iterator[Served]:
+    """The modern demo; over stdio each connection is a process of its own, all given one
+    ``MCP_REF_REQUEST_STATE_KEY`` (over HTTP, one process serves every connection)."""
+    yield from serve(transport, tmp_path, MODERN_DEMO, {**os.environ, "MCP_REF_REQUEST_STATE_KEY": "k" * 32})
 
 
 @pytest.fixture
@@ -354,3 +365,47 @@ def test_sdk_client_cancels_a_request(served: Served) -> None:
     call = next(m for m in served.received("tools/call") if m["params"]["name"] == "wait_for_cancel")
     assert not [m for m in served.messages("->") if "method" not in m and m.get("id") == call["id"]], \
         "our server answered a cancelled request"
+
+
+def test_sdk_client_resumes_a_round_on_another_connection(keyed: Served, transport: str) -> None:
+    """Statelessness, as the SDK offers it (``client.session.call_tool(..., allow_input_required=True)``
+    drives the rounds by hand, to persist them): the input_required result one connection got is
+    answered on another, and our server finishes the call; a state altered by one character, or
+    brought to another tool, is refused -32602 saying why. Over stdio the second connection is
+    another process, which takes the state only when it shares the first one's key."""
+    from mcp import Client, types
+    from mcp.shared.exceptions import MCPError
+
+    person = types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
+
+    async def elicitation(context: Any, params: Any) -> Any:
+        return person
+
+    async def resume(target: Any, tool: str, state: str, key: str) -> Any:
+        async with Client(target, elicitation_callback=elicitation, read_timeout_seconds=20) as client:
+            try:
+                return await client.session.call_tool(tool, {}, input_responses={key: person}, request_state=state,
+                                                      allow_input_required=True)
+            except MCPError as exc:
+                return exc.error
+
+    async def main() -> dict[str, Any]:
+        async with Client(keyed.target, elicitation_callback=elicitation, read_timeout_seconds=20) as client:
+            first = await client.session.call_tool("sign_up", {}, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult) and first.request_state and first.input_requests
+        (key,) = first.input_requests
+        state = first.request_state
+        altered = state[:-1] + ("A" if state[-1] != "A" else "B")
+        seen = {"resumed": await resume(keyed.target, "sign_up", state, key),
+                "altered": await resume(keyed.target, "sign_up", altered, key),
+                "elsewhere": await resume(keyed.target, "interview", state, key)}
+        if transport == "stdio":
+            seen["unkeyed"] = await resume(keyed.without_env, "sign_up", state, key)
+        return seen
+
+    seen = run(main)
+    assert json.loads(seen["resumed"].content[0].text) == {"action": "accept", "content": {"name": "Ada", "age": 36}}
+    assert seen["altered"].code == -32602 and "not one this server gave" in seen["altered"].message
+    assert seen["elsewhere"].code == -32602 and "belongs to another request" in seen["elsewhere"].message
+    if transport == "stdio":  # a process with a key of its own (random) cannot read the state
+        assert seen["unkeyed"].code == -32602 and "not one this server gave" in seen["unkeyed"].message
