@@ -22,6 +22,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (imported to register their cases)
     client_cases,
     client_revisions,
+    client_stateless,
     server_basic_utilities,
     server_hostile,
     server_hostile_transports,

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
 from .model import Recorder
-from .revisions import ID, LATEST, answer_to, elicitation_modes, since
+from .revisions import ID, LATEST, answer_to, elicitation_modes, is_stateless, since
 from .shapes import as_dict, json_text
 from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
@@ -146,6 +146,14 @@ class ClientSession:
     pinned: str | None = None  # --protocol-version: the one version the checking server speaks
     version_run: ClientSession | None = None  # the second run, against UNSUPPORTED_VERSION (LC-26)
     ended_at: float | None = None  # seconds after our initialize result when the client let go of the link
+    # 2026-07-28 (--protocol-version 2026-07-28): each request of the client and the answer it got,
+    # in order (client_stateless_server.py); the client cases of that revision judge them.
+    exchanges: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def stateless(self) -> bool:
+        """A run of 2026-07-28: no initialize, no probes; client_stateless.py judges it."""
+        return is_stateless(self.pinned)
 
     @property
     def client_info(self) -> dict[str, Any] | None:
@@ -379,7 +387,12 @@ def run_client(command: list[str], options: ClientOptions, *, version: str | Non
                             version=version or LATEST, pinned=options.protocol_version)
     probing = version is None
     run_timeout = options.run_timeout if probing else options.version_run_timeout
-    server = CheckingServer(link, session, options.timeout, probing=probing)
+    server: Any = CheckingServer(link, session, options.timeout, probing=probing)
+    if session.stateless:  # 2026-07-28: a server that only answers (client_stateless_server.py)
+        from .client_stateless_server import StatelessCheckingServer
+
+        session.version = session.pinned or session.version
+        server = StatelessCheckingServer(link, session, options.timeout)
     argv = [part.replace("{server}", link.server_argument) for part in command]
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -404,7 +417,7 @@ def run_client(command: list[str], options: ClientOptions, *, version: str | Non
         link.relay_gone.wait(min(options.timeout, 2.0))
     link.close()
     serving.join(1.0)
-    if server.prober is not None:
+    if getattr(server, "prober", None) is not None:
         server.prober.join(options.timeout * PROBES)  # each probe waits at most one step
     if not session.from_client:
         tail = " | ".join(list(session.stderr_tail)[-3:])[-300:]
@@ -413,7 +426,7 @@ def run_client(command: list[str], options: ClientOptions, *, version: str | Non
     return session
 
 
-def _serve_when_connected(link: Any, server: CheckingServer, proc: subprocess.Popen[bytes], limit: float) -> None:
+def _serve_when_connected(link: Any, server: Any, proc: subprocess.Popen[bytes], limit: float) -> None:
     deadline = time.monotonic() + limit
     while not link.connected.wait(0.05):
         if proc.poll() is not None or time.monotonic() > deadline:
