@@ -113,7 +113,7 @@ def verified(key: bytes, state: Any, method: str, params: dict[str, Any]) -> dic
     if isinstance(state, str) and state.count(".") == 1:
         body, mac = state.split(".")
         expected = hmac.new(key, body.encode("ascii", "replace"), hashlib.sha256).hexdigest()
-        if hmac.compare_digest(mac.encode("ascii", "replace"), expected.encode("ascii")):
+        if hmac.compare_digest(mac.encode("ascii", "replace"), expected.encode("ascii")):  # MRTR-07
             payload: dict[str, Any] = json.loads(base64.urlsafe_b64decode(body.encode("ascii")))
             if payload.get("request") != request_digest(method, params):
                 problem = "it belongs to another request (another method, tool or arguments)"

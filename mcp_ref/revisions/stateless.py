@@ -150,7 +150,7 @@ def serve(server: Any, ctx: Any) -> dict[str, Any] | None:
 def discover(server: Any, version: str) -> dict[str, Any]:
     """The ``server/discover`` result (DISC-01): the revisions it serves in ``_meta``, its
     capabilities, its instructions."""
-    result: dict[str, Any] = {"supportedVersions": modern_versions(server.protocol_versions),
+    result: dict[str, Any] = {"supportedVersions": modern_versions(server.protocol_versions),  # DISC-01, STLS-18
                               "capabilities": capabilities(server, version)}
     if server.instructions is not None:
         result["instructions"] = server.instructions
@@ -162,7 +162,8 @@ def answer(server: Any, method: str, version: str, result: dict[str, Any], kind:
     ``_meta`` (STLS-13, DISC-04), and for a complete list or read how long it stays fresh (CACHE-01)."""
     info = implementation_info({"name": server.name, "version": server.version, **server.later_info}, version)
     meta: dict[str, Any] = result["_meta"] if isinstance(result.get("_meta"), dict) else {}
-    answered = {"resultType": kind, **result, "_meta": {**meta, SERVER_INFO_KEY: info}}
+    answered = {"resultType": kind, **result, "_meta": {**meta, SERVER_INFO_KEY: info}}  # RTYPE-01, STLS-13
+    # DISC-04: the discover result too: its name is in its _meta
     if kind == "complete" and method in CACHEABLE:
         answered.setdefault("ttlMs", TTL_MS)  # CACHE-05: never negative
         answered.setdefault("cacheScope", CACHE_SCOPE)  # CACHE-16: the same for every page
