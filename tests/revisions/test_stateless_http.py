@@ -218,3 +218,38 @@ def test_stls_25_the_same_endpoint_still_serves_a_session_of_the_handshake(url: 
     assert answer_of(init)["result"]["protocolVersion"] == "2025-11-25"
     requests.delete(url, headers={"Mcp-Session-Id": init.headers["Mcp-Session-Id"],
                                   "MCP-Protocol-Version": "2025-11-25"}, timeout=10)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["one key", "a key per worker"])
+def test_several_processes_serve_2026_07_28_without_a_relay_when_they_share_the_state_key(shared: bool) -> None:
+    """STLS-05, MRTR-07: real gunicorn, four gthread workers, no relay (the handshake's sessions
+    would need one). A tool asks the client twice (roots, then its model), so each call takes
+    three POSTs, each on a new connection, which the kernel spreads over the workers. With one
+    key for every worker (``MCP_REF_REQUEST_STATE_KEY``), the state of a round is taken by
+    whichever worker gets the next, and every call completes; with a key per worker (each
+    imports the app itself, no ``--preload``), a round that lands on another worker is refused
+    -32602, saying so: the key is what lets several processes serve without a relay."""
+    from ..scaleout.test_relay import ROOTS, reply_ok
+    from ..support.real_parts import Gunicorn
+
+    key = {"MCP_REF_REQUEST_STATE_KEY": "shared by every worker of this test" if shared else ""}
+    with Gunicorn("tests.peers.relay_app:app", workers=4, threads=8, env=key) as gunicorn:
+        url = gunicorn.url.replace("/sse", "/mcp")
+        answers = {"roots/list": {"roots": ROOTS}, "sampling/createMessage": reply_ok({})}
+        outcomes = []
+        for n in range(12):
+            call = {"_meta": meta({"roots": {}, "sampling": {}}), "name": "ask_client", "arguments": {"tag": str(n)}}
+            for _ in range(3):  # (a new connection each time: requests.post keeps none)
+                answer = post(url, "tools/call", call).json()
+                result = answer.get("result", {})
+                if result.get("resultType") != "input_required":
+                    break
+                call = {**call, "requestState": result["requestState"], "inputResponses": {
+                    key_: answers[asked["method"]] for key_, asked in result["inputRequests"].items()}}
+            outcomes.append(answer)
+    done = [o["result"]["content"][0]["text"] for o in outcomes if o.get("result", {}).get("resultType") == "complete"]
+    refused = [o["error"]["message"] for o in outcomes if "error" in o]
+    if shared:
+        assert done == [f"{n} file:///relay-test sampled" for n in range(12)], outcomes
+    else:  # 12 calls of 3 rounds over 4 workers: some round lands elsewhere (all on one: 1 in 4**24)
+        assert refused and all("requestState refused" in message for message in refused), outcomes
