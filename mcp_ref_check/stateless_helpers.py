@@ -44,6 +44,7 @@ MAX_SURVEYED = 20  # tools called by the survey
 # Cases of the handshake's revisions that make sense in a run of 2026-07-28: they read lists,
 # results and errors the server gives any request, and judge shapes this revision kept.
 ALSO_STATELESS = frozenset({
+    "lifecycle.keeps-answering",
     "messages.responses-keep-the-request-id",
     "messages.unknown-method-is-32601",
     "messages.notifications-are-not-answered",

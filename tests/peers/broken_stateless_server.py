@@ -5,7 +5,8 @@
 
 It is mcp_ref's demo server (right in every way) behind a small relay of the standard library
 that changes one thing in what passes, so that everything else stays right and the checker must
-fail exactly the rule the mode breaks. ``good`` and ``http-good`` change nothing. Over stdio the
+fail exactly the rule the mode breaks (several modes, comma-separated, break several rules at
+once). ``good`` and ``http-good`` change nothing. Over stdio the
 demo server is ``mcp-ref serve``, a child process; over HTTP it is served in this process (with a
 generous ``quick_answer``, so that a 404 never depends on timing), the relay in front of it.
 
@@ -51,7 +52,7 @@ class Relay:
     """What the stdio modes change, on each message in (from the client) and out (from the server)."""
 
     def __init__(self, mode: str) -> None:
-        self.mode = mode
+        self.modes = set(mode.split(","))
         self.methods: dict[str, str] = {}  # request id (as JSON) -> method
         self.states: list[str] = []  # requestStates the server gave
         self.lock = threading.Lock()
@@ -65,22 +66,22 @@ class Relay:
         if "id" in msg and isinstance(method, str):
             with self.lock:
                 self.methods[json.dumps(msg["id"])] = method
-        if self.mode == "serves-ping" and method == "ping" and meta is not None and META + "protocolVersion" in meta:
+        if "serves-ping" in self.modes and method == "ping" and meta is not None and META + "protocolVersion" in meta:
             return None, {"jsonrpc": "2.0", "id": msg.get("id"), "result": {
                 "resultType": "complete", "_meta": {META + "serverInfo": {"name": "broken", "version": "1"}}}}
         if meta is not None and META + "protocolVersion" in meta:
-            if self.mode == "logs-without-level":
+            if "logs-without-level" in self.modes:
                 meta.setdefault(META + "logLevel", "debug")
-            if self.mode == "asks-undeclared" and isinstance(meta.get(META + "clientCapabilities"), dict):
+            if "asks-undeclared" in self.modes and isinstance(meta.get(META + "clientCapabilities"), dict):
                 meta[META + "clientCapabilities"] = {"elicitation": {}, "sampling": {}, "roots": {}}
-            if self.mode == "accepts-missing-capabilities":
+            if "accepts-missing-capabilities" in self.modes:
                 meta.setdefault(META + "clientCapabilities", {})
-        if self.mode == "accepts-tampered-state" and isinstance(params.get("requestState"), str):
+        if "accepts-tampered-state" in self.modes and isinstance(params.get("requestState"), str):
             with self.lock:
                 if params["requestState"] not in self.states and self.states:
                     params["requestState"] = self.states[-1]
         early = None
-        if self.mode == "early-change" and method == "subscriptions/listen":
+        if "early-change" in self.modes and method == "subscriptions/listen":
             early = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
                      "params": {"_meta": {META + "subscriptionId": msg.get("id")}}}
         return msg, early
@@ -91,22 +92,22 @@ class Relay:
         method = self.methods.get(json.dumps(msg.get("id")), "") if "id" in msg else ""
         result, error = msg.get("result"), msg.get("error")
         if isinstance(result, dict):
-            if self.mode == "no-result-type":
+            if "no-result-type" in self.modes:
                 result.pop("resultType", None)
-            if self.mode == "negative-ttl" and "ttlMs" in result:
+            if "negative-ttl" in self.modes and "ttlMs" in result:
                 result["ttlMs"] = -1000
-            if self.mode == "no-server-info" and isinstance(result.get("_meta"), dict):
+            if "no-server-info" in self.modes and isinstance(result.get("_meta"), dict):
                 result["_meta"].pop(META + "serverInfo", None)
             if isinstance(result.get("requestState"), str):
                 with self.lock:
                     self.states.append(result["requestState"])
         if isinstance(error, dict):
-            if self.mode == "code-32002" and method == "resources/read" and error.get("code") == -32602:
+            if "code-32002" in self.modes and method == "resources/read" and error.get("code") == -32602:
                 error["code"] = -32002
-            if self.mode == "no-32022" and error.get("code") == -32022:
+            if "no-32022" in self.modes and error.get("code") == -32022:
                 error["code"] = -32602
                 error.pop("data", None)
-        if self.mode == "untagged" and str(msg.get("method", "")).endswith("list_changed"):
+        if "untagged" in self.modes and str(msg.get("method", "")).endswith("list_changed"):
             params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
             if isinstance(params.get("_meta"), dict):
                 params["_meta"].pop(META + "subscriptionId", None)
@@ -166,7 +167,7 @@ def serve_http(mode: str) -> None:
 
     served = demo.sse_server(streamable_options={"quick_answer": 2.0})
     upstream = urllib.parse.urlsplit(served.url.rsplit("/", 1)[0] + "/mcp")
-    mode = mode.removeprefix("http-")
+    modes = {one.removeprefix("http-") for one in mode.split(",")}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -178,7 +179,7 @@ def serve_http(mode: str) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {name: value for name, value in self.headers.items()
                        if name.lower() not in ("host", "content-length", "connection")}
-            if mode == "no-header-checks":
+            if "no-header-checks" in modes:
                 try:
                     msg = json.loads(body)
                 except ValueError:
@@ -199,12 +200,12 @@ def serve_http(mode: str) -> None:
             conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
             conn.request("POST", upstream.path, body=body, headers=headers)
             answer = conn.getresponse()
-            status = 200 if mode == "always-200" and 400 <= answer.status < 500 else answer.status
+            status = 200 if "always-200" in modes and 400 <= answer.status < 500 else answer.status
             self.send_response(status)
             for name, value in answer.getheaders():
                 if name.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
                     self.send_header(name, value)
-            if mode == "session-id":
+            if "session-id" in modes:
                 self.send_header("Mcp-Session-Id", "broken-session-1")
             stream = (answer.getheader("Content-Type") or "").startswith("text/event-stream")
             if stream:
