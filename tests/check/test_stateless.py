@@ -22,7 +22,7 @@ import pytest
 from mcp_ref_check.case_registry import all_client_cases, all_server_cases
 
 from ..peers import running
-from .test_check import MCP_REF, PEERS, check_json, not_passed
+from .test_check import PEERS, check, check_json, not_passed
 
 REVISION = "2026-07-28"
 SERVER_CASES = [case.name for case in all_server_cases() if case.era == "stateless"]
@@ -90,8 +90,6 @@ def test_the_cases_of_2026_07_28_skip_in_a_run_of_the_handshake(tmp_path: Path) 
 
 
 def test_2026_07_28_is_not_spoken_over_http_with_sse() -> None:
-    from .test_check import check
-
     proc = check("server", "--sse", "http://127.0.0.1:9/sse", "--protocol-version", REVISION)
     assert proc.returncode == 2 and "not over HTTP with SSE" in proc.stderr
 
