@@ -1,4 +1,4 @@
-"""mcp_ref_check: a conformance checker for MCP servers and clients, 2024-11-05 to 2025-11-25 (``mcp-ref check``).
+"""mcp_ref_check: a conformance checker for MCP servers and clients, 2024-11-05 to 2026-07-28 (``mcp-ref check``).
 
 Not a spec section: a test kit that judges another implementation requirement by requirement,
 over stdio, HTTP with SSE or Streamable HTTP, the way h2spec judges HTTP/2 servers. A package of
@@ -30,6 +30,13 @@ indexes live here too (``requirements``, ``requirements_2025_03_26``, with ``clo
 5. ``--hostile`` adds the red-team cases of server_hostile.py and server_hostile_transports.py
    (hostile_helpers.py); case_registry.py lists every case, runner.py runs them (the kit's imports
    form layers without a cycle: see case_registry.py).
+
+6. ``--protocol-version 2026-07-28`` grades the stateless revision, which has no handshake: the
+   server run asks ``server/discover`` instead of initialize and puts ``_meta`` in every request
+   (server_run.py, peer.py; over HTTP http_wire.StatelessHttpWire mirrors it into headers); the
+   cases of that revision are server_stateless.py, server_stateless_http.py and
+   client_stateless.py (against client_stateless_server.py, the checking server of that
+   revision), and stateless_helpers.py says which cases of the handshake still run.
 
 ``import mcp_ref`` does not import this package. From Python::
 

@@ -39,7 +39,7 @@ class Stopped(BaseException):
 
 def add_check_parser(sub: Any) -> None:
     """Register ``check`` on the ``mcp-ref`` subparsers."""
-    check = sub.add_parser("check", help="check a server or a client against MCP (2024-11-05 to 2025-11-25), rule by "
+    check = sub.add_parser("check", help="check a server or a client against MCP (2024-11-05 to 2026-07-28), rule by "
                                          "rule",
                            description="The conformance checker: it grades a peer at the revision the two agree on "
                                        "(mcp-ref check server or client --protocol-version V pins one). Each case names its "
