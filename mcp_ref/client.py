@@ -43,7 +43,7 @@ from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
 from .messages import ConnectionClosed, MethodNotFound
-from .revisions import batches, elicitation, stateless_client, structured_output
+from .revisions import batches, elicitation, param_headers, stateless_client, structured_output
 from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
@@ -397,7 +397,7 @@ class Client(elicitation.AnsweringElicitation):
         """Every tool, across all pages (server/tools). ``timeout`` (default: the client's) bounds
         each page's request, as it does for every list method."""
         self._require("tools", method="tools/list")
-        tools = self._list("tools/list", "tools", timeout)
+        tools = param_headers.listed(self.session, self._list("tools/list", "tools", timeout))  # MPARAM-04
         self._output_validators = structured_output.remember(tools, self.protocol_version)
         return tools
 

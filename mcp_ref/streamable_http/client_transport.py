@@ -71,7 +71,7 @@ from ..machinery.http import client_plumbing as plumbing  # the HTTP plumbing (i
 from ..machinery.http.client_plumbing import Cursor, HttpError, ResponseStream, short_reads, sse_events
 from ..machinery.memory import put_end_marker
 from ..messages import ConnectionClosed, RequestId
-from ..revisions import stateless_client
+from ..revisions import param_headers, stateless_client
 from ..revisions.http_transport import agreed_version
 from ..revisions.stream_resumption import LAST_EVENT_ID_HEADER, Tries, delay, resume
 
@@ -156,7 +156,7 @@ class StreamableHttpClientTransport:
             if self._initialize_id is None:  # 2026-07-28 (no handshake): closing its stream was the cancellation,
                 return  # CANCEL-05: no notifications/cancelled POST (revisions/stateless_client.py, point 5)
         deadline = time.monotonic() + bound
-        headers = {**self._headers(json_body=True), **stateless_client.http_headers(msg)}  # HTTPX-03: 2026-07-28's
+        headers = {**self._headers(json_body=True), **param_headers.headers(msg, self)}  # HTTPX-03, MPARAM-06
         try:
             # SHTTP-09, SHTTP-10
             # SHTTP-11: every message (one, never a batch) its own POST, ready for

@@ -29,6 +29,7 @@ Elicitation is asked for as ``Client.http(url, elicitation_handler=...)``; while
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -61,8 +62,14 @@ def arguments_for(tool: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+def of_the_run(url: str) -> Client:
+    """The client for the suite's run: in its 2026-07-28 run (``MCP_CONFORMANCE_PROTOCOL_VERSION``)
+    a client of both eras, which probes; else the client of the handshake."""
+    return modern(url) if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28" else connect(url)
+
+
 def call_the_first_tool(url: str) -> None:
-    with connect(url) as client:
+    with of_the_run(url) as client:
         tools = client.list_tools() if "tools" in client.server_capabilities else []  # AR-01: only what it declared
         if tools:
             result = client.call_tool(tools[0]["name"], arguments_for(tools[0]))
@@ -91,7 +98,7 @@ def reconnect_after_the_stream_closes(url: str) -> None:
 
 
 def echo_the_2020_12_schema(url: str) -> None:
-    with connect(url) as client:
+    with of_the_run(url) as client:
         tools = {tool["name"]: tool for tool in client.list_tools()}
         client.call_tool("json_schema_echo", {"schema": tools["json_schema_2020_12_tool"]["inputSchema"]})
 
@@ -117,7 +124,48 @@ def answer_each_round_trip(url: str) -> None:
             print(f"{tool['name']}: {result.get('content')}", file=sys.stderr)
 
 
+def use_each_kind_of_request(url: str) -> None:
+    """http-standard-headers: a request of each method that names a thing (Mcp-Name) and the lists."""
+    with of_the_run(url) as client:
+        tools = client.list_tools()
+        if tools:
+            client.call_tool(tools[0]["name"], arguments_for(tools[0]))
+        resources = client.list_resources() if "resources" in client.server_capabilities else []
+        if resources:
+            client.read_resource(resources[0]["uri"])
+        prompts = client.list_prompts() if "prompts" in client.server_capabilities else []
+        if prompts:
+            client.get_prompt(prompts[0]["name"], {})
+
+
+def make_the_calls_of_the_context(url: str) -> None:
+    """http-custom-headers: list the tools (which tells the client their x-mcp-header marks), then
+    make the calls the scenario's context (``MCP_CONFORMANCE_CONTEXT``) asks for, as given."""
+    calls = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}").get("toolCalls", [])
+    with of_the_run(url) as client:
+        client.list_tools()
+        for call in calls:
+            client.call_tool(call["name"], call.get("arguments", {}))
+
+
+def call_every_listed_tool(url: str) -> None:
+    """http-invalid-tool-headers: the tools whose marks are invalid are left out of the list; call the rest."""
+    with of_the_run(url) as client:
+        for tool in client.list_tools():
+            client.call_tool(tool["name"], arguments_for(tool))
+
+
+def list_the_tools(url: str) -> None:
+    """json-schema-ref-no-deref: list the tools (a schema's network $ref is never fetched)."""
+    with of_the_run(url) as client:
+        print(f"tools: {[tool['name'] for tool in client.list_tools()]}", file=sys.stderr)
+
+
 SCENARIOS: dict[str, Callable[[str], None]] = {
+    "http-standard-headers": use_each_kind_of_request,  # 2026-07-28: Mcp-Method and Mcp-Name
+    "http-custom-headers": make_the_calls_of_the_context,  # 2026-07-28: x-mcp-header -> Mcp-Param-*
+    "http-invalid-tool-headers": call_every_listed_tool,
+    "json-schema-ref-no-deref": list_the_tools,
     "request-metadata": list_and_call_in_2026,  # 2026-07-28: the _meta and header of every request
     "sep-2322-client-request-state": answer_each_round_trip,  # 2026-07-28: input_required rounds
     "initialize": call_the_first_tool,
