@@ -129,7 +129,7 @@ def headers_for(msg: dict[str, Any], tool_params: dict[str, Marks] | None) -> di
         return {}
     arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
     found: dict[str, str] = {}
-    for name, path in tool_params[params["name"]]:
+    for name, path in tool_params[params["name"]]:  # MPARAM-01: each marked argument, a header
         value: Any = arguments
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
