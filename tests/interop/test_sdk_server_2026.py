@@ -18,8 +18,8 @@ level; and answer the servers' ``input_required`` results with its own handlers
 (``elicitation_handler``, ``sampling_handler``, ``roots=``), one, two and three rounds, each a new
 request carrying the server's ``requestState`` back unchanged. The servers: the SDK's MCPServer, asking through its resolvers
 (tests/interop/sdk_servers/modern_server.py), and its low-level Server, building the
-``InputRequiredResult`` itself (modern_lowlevel_server.py). Every message is checked against the
-2026-07-28 schema by the tap.
+``InputRequiredResult`` itself (modern_lowlevel_server.py; over HTTP in its event-stream and its
+JSON-response modes). Every message is checked against the 2026-07-28 schema by the tap.
 """
 
 from __future__ import annotations
@@ -52,15 +52,15 @@ class SdkServer:
         self.command = [sys.executable, str(SERVERS / script)]
         self.transport = transport
         self.proc: subprocess.Popen[str] | None = None
-        if transport == "http":
-            self.proc = subprocess.Popen([*self.command, "http"], stdout=subprocess.PIPE, text=True)
+        if transport.startswith("http"):  # http, or http-json: the SDK answers each POST with JSON
+            self.proc = subprocess.Popen([*self.command, transport], stdout=subprocess.PIPE, text=True)
             assert self.proc.stdout is not None
             line = self.proc.stdout.readline()  # "listening at URL", printed once the socket listens
             assert " at http" in line, f"the SDK server did not start: {line!r}"
             self.url = line.split(" at ", 1)[1].strip()
 
     def connect(self, tap: SchemaTap, **kwargs: Any) -> Client:
-        if self.transport == "http":
+        if self.transport.startswith("http"):
             return Client.http(self.url, trace=tap, timeout=20, **kwargs)
         return Client.stdio(self.command, trace=tap, timeout=20, **kwargs)
 
@@ -94,9 +94,9 @@ def mcpserver(transport: str) -> Iterator[SdkServer]:
     yield from sdk_server("modern_server.py", transport)
 
 
-@pytest.fixture
-def lowlevel(transport: str) -> Iterator[SdkServer]:
-    yield from sdk_server("modern_lowlevel_server.py", transport)
+@pytest.fixture(params=["stdio", "http", "http-json"])
+def lowlevel(request: Any) -> Iterator[SdkServer]:
+    yield from sdk_server("modern_lowlevel_server.py", request.param)
 
 
 def sent(tap: SchemaTap) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """A third-party server for interop tests at revision 2026-07-28: the official SDK's low-level
 Server (``mcp`` 2.x), whose ``tools/call`` handler builds its ``input_required`` results itself,
-over stdio (default) or Streamable HTTP (``python modern_lowlevel_server.py http``; the URL is
-printed first).
+over stdio (default) or Streamable HTTP (``python modern_lowlevel_server.py http``, or
+``http-json`` for its JSON-response mode; the URL is printed first).
 
 - ``add(a, b)``;
 - ``ask``: round 1 asks, in one ``InputRequiredResult``, for a sampling, the roots and a form
@@ -75,18 +75,19 @@ async def serve_stdio() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_http() -> None:
+def serve_http(json_response: bool) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     print(f"listening at http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
-    uvicorn.Server(uvicorn.Config(server.streamable_http_app(), log_level="warning")).run(sockets=[sock])
+    app = server.streamable_http_app(json_response=json_response)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["http"]:
-        serve_http()
+    if sys.argv[1:] in (["http"], ["http-json"]):
+        serve_http(json_response=sys.argv[1] == "http-json")
     else:
         anyio.run(serve_stdio)
