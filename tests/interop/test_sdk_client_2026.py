@@ -24,7 +24,9 @@ elicitation first, and -32021 when it brought no elicitation capability; hears, 
 ``subscriptions/listen``, that the tool list changed and that a resource was updated; and
 cancels a call (stdio: notifications/cancelled; HTTP: closing the stream), which our handler sees
 and which gets no answer. Our server writes every message to a trace, checked against the
-2026-07-28 schema at the end.
+2026-07-28 schema at the end. Last, a table of eras: the SDK in each mode against our server pinned
+to the handshake revisions, or to 2026-07-28 alone, reaches the revision they share, or gets an
+error that says why (the dual-era server: above, and in test_sdk_client.py for mode="legacy").
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|removed) as of 202
 
 MODERN_DEMO = str(ROOT / "tests" / "peers" / "modern_demo.py") + ":server"
 ELICITING_SERVER = str(ROOT / "tests" / "peers" / "eliciting_server.py") + ":server"
+HANDSHAKE_ONLY = str(ROOT / "tests" / "peers" / "handshake_demo.py") + ":server"
+MODERN_ONLY = str(ROOT / "tests" / "peers" / "modern_only_demo.py") + ":server"
 MODERN = "2026-07-28"
 LIMIT = 60  # seconds for one whole conversation: a bound, never a measure
 
@@ -409,3 +413,54 @@ def test_sdk_client_resumes_a_round_on_another_connection(keyed: Served, transpo
     assert seen["elsewhere"].code == -32602 and "belongs to another request" in seen["elsewhere"].message
     if transport == "stdio":  # a process with a key of its own (random) cannot read the state
         assert seen["unkeyed"].code == -32602 and "not one this server gave" in seen["unkeyed"].message
+
+
+# (our server, the SDK's mode) -> the revision reached, or the error code on (stdio, HTTP) and what it says.
+ERAS = [
+    (HANDSHAKE_ONLY, "auto", "2025-11-25"),  # the probe refused -32601 at once: the handshake
+    (HANDSHAKE_ONLY, "legacy", "2025-11-25"),
+    # a request of 2026-07-28 to a server of the handshake: over stdio as any server before
+    # 2026-07-28 (not initialized), over HTTP the version header refused, naming what it speaks
+    (HANDSHAKE_ONLY, MODERN, ((-32600, "before initialize"), (-32022, "2025-11-25"))),
+    (MODERN_ONLY, "auto", MODERN),
+    (MODERN_ONLY, "legacy", ((-32602, "speaks only 2026-07-28"),) * 2),  # initialize refused, saying why
+    (MODERN_ONLY, MODERN, MODERN),
+]
+
+
+@pytest.mark.parametrize("server", [HANDSHAKE_ONLY, MODERN_ONLY], ids=["handshake-only", "2026-07-28-only"])
+def test_sdk_client_modes_against_our_server_of_one_era(server: str, transport: str, tmp_path: Path) -> None:
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    served = Served(transport, tmp_path / "trace.txt", server)
+
+    async def attempt(mode: str) -> Any:
+        try:
+            async with Client(served.target, mode=mode, read_timeout_seconds=20) as client:
+                added = await client.call_tool("add", {"a": 1, "b": 2})
+                assert added.content[0].text == "3"
+                return client.protocol_version
+        except Exception as exc:  # an MCPError, perhaps inside the groups of the SDK's task groups
+            error: BaseException = exc
+            while not isinstance(error, MCPError):
+                assert getattr(error, "exceptions", None), exc
+                error = error.exceptions[0]  # type: ignore[attr-defined]
+            return error.error.code, error.error.message
+
+    async def main() -> dict[str, Any]:
+        return {mode: await attempt(mode) for peer, mode, _ in ERAS if peer == server}
+
+    try:
+        seen = run(main)
+    finally:
+        if served.http is not None:
+            served.http.close()
+    for peer, mode, expected in ERAS:
+        if peer != server:
+            continue
+        if isinstance(expected, str):
+            assert seen[mode] == expected, (mode, seen[mode])
+        else:
+            code, words = expected[transport == "http"]
+            assert seen[mode][0] == code and words in seen[mode][1], (mode, seen[mode])
