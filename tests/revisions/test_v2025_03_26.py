@@ -49,7 +49,8 @@ def test_each_pair_agrees_on_the_newest_revision_both_speak(offered: list[str], 
 def test_versions_are_ordered_by_the_list_not_by_their_dates() -> None:
     assert since("2025-06-18", "2025-03-26") and since("2025-03-26", "2025-03-26")
     assert not since("2024-11-05", "2025-03-26") and not since(None, "2025-03-26")
-    assert not since("2026-07-28", "2025-03-26")  # VER-02: a version we do not know speaks only the base
+    assert not since("2026-12-01", "2025-03-26")  # VER-02: a version we do not know speaks only the base
+    assert since("2026-07-28", "2025-11-25")  # (the revision without a handshake comes after them all)
     assert checked_versions(["2024-11-05", "2025-11-25"]) == ("2025-11-25", "2024-11-05")  # newest first
 
 
@@ -57,7 +58,7 @@ def test_versions_are_ordered_by_the_list_not_by_their_dates() -> None:
 def test_a_pin_mcp_ref_does_not_speak_fails_at_once_saying_what_it_speaks(bad: object) -> None:
     for make in (lambda: Server("s", protocol_versions=bad),  # type: ignore[arg-type]
                  lambda: Client(MemoryTransport.pair()[0], protocol_versions=bad)):  # type: ignore[arg-type]
-        with pytest.raises(ValueError, match="mcp_ref speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"):
+        with pytest.raises(ValueError, match="mcp_ref speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"):
             make()
 
 
