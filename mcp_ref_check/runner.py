@@ -40,8 +40,8 @@ __all__ = ["ClientOptions", "Options", "SetupFailed", "Target", "run_client_chec
 def run_server_check(target: Target, options: Options) -> tuple[list[CaseResult], Discovery]:
     """Run the selected server cases; raises SetupFailed when the server cannot be reached."""
     cases = select(all_server_cases(), options.only)
-    if not options.stateless:  # the cases of 2026-07-28 belong to its runs alone: others are as before
-        cases = [case for case in cases if case.era != "stateless"]
+    if not options.stateless and not options.only:  # the cases of 2026-07-28 belong to its runs: a run of the
+        cases = [case for case in cases if case.era != "stateless"]  # handshake is as before (asked for, SKIP)
     run = ServerRun(target, options)
     try:
         results = run_server_cases(run, cases)
@@ -144,7 +144,7 @@ def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[C
     """Run the client and then the selected client cases over what it did."""
     session = run_client(command, options)
     cases = select(all_client_cases(), options.only)
-    if not session.stateless:  # as for the server's (run_server_check)
+    if not session.stateless and not options.only:  # as for the server's (run_server_check)
         cases = [case for case in cases if case.era != "stateless"]
     if options.version_run and not session.stateless and any("LC-26" in case.ids for case in cases):
         try:

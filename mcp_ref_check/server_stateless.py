@@ -47,7 +47,6 @@ from .stateless_helpers import (
 from .wire import WaitTimeout, shown
 
 BASIC = "basic"
-LIFECYCLE = "basic/lifecycle"  # 2026-07-28 replaced this page by basic/versioning and server/discover
 MESSAGES = "basic/messages"
 TOOLS = "server/tools"
 RESOURCES = "server/resources"
@@ -76,7 +75,7 @@ def listing_method(t: ServerCheck) -> str:
 # --- discovery and versioning ----------------------------------------------------------------------
 
 
-@server_case(LIFECYCLE, "DISC-01", "DISC-04", era=STATELESS)
+@server_case(BASIC, "DISC-01", "DISC-04", era=STATELESS)
 def discover_result_is_well_formed(t: ServerCheck) -> None:
     """server/discover, asked with the kit's _meta, is answered with supportedVersions (an array of
     version strings that lists the revision the request named, since it was served), a
@@ -124,7 +123,7 @@ def malformed_meta_is_32602(t: ServerCheck) -> None:
         t.expect_error(reply, "STLS-10", f"{method} {what} in _meta", (-32602,))
 
 
-@server_case(LIFECYCLE, "STLS-16", era=STATELESS)
+@server_case(BASIC, "STLS-16", era=STATELESS)
 def unsupported_version_is_32022(t: ServerCheck) -> None:
     """A request naming a revision the server does not implement (2099-12-31) gets error -32022
     whose data.supported lists the revisions the server does implement, as version strings

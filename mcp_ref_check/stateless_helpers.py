@@ -12,7 +12,8 @@ server_stateless.py and server_stateless_http.py. The pages they serve:
    handshake's revisions, those in ``ALSO_STATELESS`` run too (they only read lists and results,
    and the kit's peer adds ``_meta`` to every request: peer.py); every other one is SKIP, saying
    why (``stateless_reason``). Every other run leaves the cases of 2026-07-28 out (runner.py), so
-   that it is as it was before them; ``--list`` shows them all.
+   that it is as it was before them, unless ``--only`` asks for them: then they are SKIP, saying
+   how to run them; ``--list`` shows them all.
 2. *Answers*: when a server asks for input (``inputRequests``), the kit answers as a plausible
    client would (``answer_input``): a form is accepted with values that meet its schema, a
    sampling request gets a short assistant text, roots/list one root.

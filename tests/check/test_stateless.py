@@ -37,7 +37,7 @@ def statuses(report: dict[str, Any]) -> dict[str, str]:
 
 
 def detail(report: dict[str, Any], name: str) -> str:
-    return next(c["detail"] for c in report["cases"] if c["name"] == name)
+    return str(next(c["detail"] for c in report["cases"] if c["name"] == name))
 
 
 def assert_every_case_of_the_revision_passes(report: dict[str, Any], transport: str, out: str) -> None:
@@ -82,12 +82,15 @@ def test_our_server_over_streamable_http_passes_every_case_of_2026_07_28(tmp_pat
 
 
 def test_a_run_of_the_handshake_leaves_the_cases_of_2026_07_28_out(tmp_path: Path) -> None:
-    code, report, out = check_json(tmp_path, "server", "--stdio", f"{sys.executable} -m mcp_ref serve",
-                                   "--only", "basic", "server/resources")
+    code, report, out = check_json(tmp_path, "server", "--stdio", f"{sys.executable} -m mcp_ref serve")
     assert code == 0, out
     seen = statuses(report)
     assert "resources.resources-list-is-well-formed" in seen and not set(SERVER_CASES) & set(seen), out
     assert all(name in check("--list").stdout for name in SERVER_CASES + CLIENT_CASES)
+    code, report, out = check_json(tmp_path, "server", "--stdio", f"{sys.executable} -m mcp_ref serve",
+                                   "--only", "basic.results-carry-a-result-type")  # asked for: SKIP, saying how
+    assert code == 0 and statuses(report) == {"basic.results-carry-a-result-type": "SKIP"}, out
+    assert "--protocol-version 2026-07-28" in detail(report, "basic.results-carry-a-result-type")
 
 
 def test_2026_07_28_is_not_spoken_over_http_with_sse() -> None:
@@ -103,11 +106,11 @@ STDIO_BREAKS: dict[str, tuple[bool, dict[str, tuple[str, str]]]] = {
     "code-32002,negative-ttl,no-server-info,accepts-missing-capabilities,no-32022,serves-ping,early-change": (False, {
         "resources.unknown-resource-is-32602": ("FAIL", "-32002, a code 2026-07-28 retired"),
         "basic.cacheable-results-carry-ttl-and-scope": ("FAIL", "ttlMs is -1000, negative"),
-        "lifecycle.discover-result-is-well-formed": ("WARN", "has no io.modelcontextprotocol/serverInfo"),
+        "basic.discover-result-is-well-formed": ("WARN", "has no io.modelcontextprotocol/serverInfo"),
         "basic.results-name-the-server": ("WARN", "have no io.modelcontextprotocol/serverInfo"),
         "basic.malformed-meta-is-32602": ("FAIL", "without clientCapabilities in _meta: expected error -32602, got a "
                                                   "result"),
-        "lifecycle.unsupported-version-is-32022": ("FAIL", "expected error -32022, got -32602"),
+        "basic.unsupported-version-is-32022": ("FAIL", "expected error -32022, got -32602"),
         "messages.dropped-methods-are-32601": ("FAIL", "ping in a request of 2026-07-28 was answered"),
         "basic.listen-is-acknowledged-first": ("FAIL", "list_changed came before the subscription was acknowledged"),
     }),

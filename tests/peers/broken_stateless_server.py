@@ -107,8 +107,8 @@ class Relay:
             if "no-32022" in self.modes and error.get("code") == -32022:
                 error["code"] = -32602
                 error.pop("data", None)
-        if "untagged" in self.modes and str(msg.get("method", "")).endswith("list_changed"):
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = msg.get("params")
+        if "untagged" in self.modes and str(msg.get("method", "")).endswith("list_changed") and isinstance(params, dict):
             if isinstance(params.get("_meta"), dict):
                 params["_meta"].pop(META + "subscriptionId", None)
         return msg
@@ -185,8 +185,8 @@ def serve_http(mode: str) -> None:
                 except ValueError:
                     msg = None
                 if isinstance(msg, dict):
-                    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-                    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+                    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+                    meta: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
                     for name in list(headers):
                         if name.lower() in ("mcp-protocol-version", "mcp-method", "mcp-name"):
                             del headers[name]
@@ -197,7 +197,7 @@ def serve_http(mode: str) -> None:
                     named = params.get("uri" if msg.get("method") == "resources/read" else "name")
                     if msg.get("method") in ("tools/call", "prompts/get", "resources/read") and isinstance(named, str):
                         headers["Mcp-Name"] = named
-            conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+            conn = http.client.HTTPConnection(upstream.hostname or "127.0.0.1", upstream.port, timeout=60)
             conn.request("POST", upstream.path, body=body, headers=headers)
             answer = conn.getresponse()
             status = 200 if "always-200" in modes and 400 <= answer.status < 500 else answer.status

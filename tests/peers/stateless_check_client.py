@@ -19,13 +19,12 @@ import json
 import selectors
 import shlex
 import subprocess
-import sys
 import time
 from typing import Any
 
 REVISION = "2026-07-28"
-CAPS = {"elicitation": {}, "sampling": {}, "roots": {}}
-ANSWERS = {"elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
+CAPS: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
+ANSWERS: dict[str, dict[str, Any]] = {"elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
            "sampling/createMessage": {"role": "assistant", "content": {"type": "text", "text": "OK"}, "model": "m",
                                       "stopReason": "endTurn"},
            "roots/list": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}}
@@ -104,10 +103,9 @@ def ours(command: str) -> None:
     from mcp_ref import Client
     from mcp_ref.revisions.stateless_client import ALL_VERSIONS
 
-    answers = dict(ANSWERS)
     with Client.stdio(shlex.split(command), protocol_versions=ALL_VERSIONS,
-                      elicitation_handler=lambda params: answers["elicitation/create"],
-                      sampling_handler=lambda params: answers["sampling/createMessage"],
+                      elicitation_handler=lambda params: ANSWERS["elicitation/create"],
+                      sampling_handler=lambda params: ANSWERS["sampling/createMessage"],
                       roots=[{"uri": "file:///tmp", "name": "tmp"}], timeout=10) as client:
         client.list_tools()
         client.call_tool("echo", {"text": "hi"})
@@ -125,4 +123,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
