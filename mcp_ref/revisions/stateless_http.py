@@ -29,8 +29,8 @@ its sessions) for clients of the handshake; one endpoint serves both (STLS-25).
    default) are served at once, and one more is refused with 503 and ``Retry-After``. Its
    messages wait for the client in an outbox of ``max_queued`` messages and ``max_queued_bytes``.
 
-Not done: ``subscriptions/listen`` (there is no stream for list changes in this revision yet),
-and the ``Mcp-Param-*`` headers of tools that mark arguments with ``x-mcp-header`` (MPARAM-*).
+Not done: the server's check of the ``Mcp-Param-*`` headers of tools that mark arguments with
+``x-mcp-header`` (MPARAM-11..13; our client sends them: param_headers.py).
 """
 
 from __future__ import annotations
