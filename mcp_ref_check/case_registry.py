@@ -34,6 +34,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     server_revisions,
     server_stateless,
     server_stateless_http,
+    server_stateless_rounds,
     server_tools,
     server_transports,
     server_transports_http,

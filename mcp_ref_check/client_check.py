@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .client_links import SseLink, StdioLink
+from .client_stateless_server import checking_server
 from .model import Recorder
-from .revisions import ID, LATEST, answer_to, elicitation_modes, is_stateless, since
+from .revisions import ID, LATEST, answer_to, elicitation_modes, since
 from .shapes import as_dict, json_text
 from .wire import CLIENTS, Incoming, WaitTimeout, encode
 
@@ -149,11 +150,6 @@ class ClientSession:
     # 2026-07-28 (--protocol-version 2026-07-28): each request of the client and the answer it got,
     # in order (client_stateless_server.py); the client cases of that revision judge them.
     exchanges: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-
-    @property
-    def stateless(self) -> bool:
-        """A run of 2026-07-28: no initialize, no probes; client_stateless.py judges it."""
-        return is_stateless(self.pinned)
 
     @property
     def client_info(self) -> dict[str, Any] | None:
@@ -387,12 +383,7 @@ def run_client(command: list[str], options: ClientOptions, *, version: str | Non
                             version=version or LATEST, pinned=options.protocol_version)
     probing = version is None
     run_timeout = options.run_timeout if probing else options.version_run_timeout
-    server: Any = CheckingServer(link, session, options.timeout, probing=probing)
-    if session.stateless:  # 2026-07-28: a server that only answers (client_stateless_server.py)
-        from .client_stateless_server import StatelessCheckingServer
-
-        session.version = session.pinned or session.version
-        server = StatelessCheckingServer(link, session, options.timeout)
+    server: Any = checking_server(CheckingServer, link, session, options.timeout, probing)  # (2026-07-28's only answers)
     argv = [part.replace("{server}", link.server_argument) for part in command]
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .revisions import is_stateless
 from .shapes import as_dict
 from .wire import WaitTimeout, encode
 
@@ -149,6 +150,21 @@ class StatelessCheckingServer:
             return complete(rid, "tools/call", text)
         return answer_of(rid, {"resultType": "input_required", "inputRequests": questions(capabilities),
                                "requestState": STATE})
+
+
+def stateless(session: Any) -> bool:
+    """Whether a client run (client_check.ClientSession) is one of 2026-07-28: no initialize, no
+    probes; client_stateless.py judges it."""
+    return is_stateless(session.pinned)
+
+
+def checking_server(handshake_server: Any, link: Any, session: Any, timeout: float, probing: bool) -> Any:
+    """The checking server of a client run: this module's in a run of 2026-07-28, else
+    ``handshake_server`` (client_check.CheckingServer) as before."""
+    if not stateless(session):
+        return handshake_server(link, session, timeout, probing=probing)
+    session.version = session.pinned or session.version
+    return StatelessCheckingServer(link, session, timeout)
 
 
 def answer_of(rid: Any, result: dict[str, Any]) -> dict[str, Any]:

@@ -129,15 +129,6 @@ class Probe:
         return self.refusal is not None
 
 
-def stateless_meta(version: str, capabilities: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
-    """The ``_meta`` of a request of 2026-07-28 from the kit: its revision, the capabilities it
-    brings (none unless given), its name (STLS-09, STLS-11); ``more``: other keys, such as
-    ``io.modelcontextprotocol/logLevel``."""
-    return {"io.modelcontextprotocol/protocolVersion": version,
-            "io.modelcontextprotocol/clientCapabilities": dict(capabilities or {}),
-            "io.modelcontextprotocol/clientInfo": dict(CLIENT_INFO), **more}
-
-
 def describe_bytes(raw: bytes) -> str:
     """Input as a report shows it: its text, or Python's spelling of the bytes when they are not UTF-8."""
     try:

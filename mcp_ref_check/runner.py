@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .case_registry import all_client_cases, all_server_cases
 from .client_check import UNSUPPORTED_VERSION, ClientCheck, ClientOptions, ClientSession, SetupFailed, run_client
+from .client_stateless_server import stateless
 from .model import Abort, Case, CaseResult, Finding, Skipped, Status, select, status_of
 from .server_check import ServerCheck
 from .server_run import Discovery, Options, ServerRun, Target
@@ -144,9 +145,9 @@ def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[C
     """Run the client and then the selected client cases over what it did."""
     session = run_client(command, options)
     cases = select(all_client_cases(), options.only)
-    if not session.stateless and not options.only:  # as for the server's (run_server_check)
+    if not stateless(session) and not options.only:  # as for the server's (run_server_check)
         cases = [case for case in cases if case.era != "stateless"]
-    if options.version_run and not session.stateless and any("LC-26" in case.ids for case in cases):
+    if options.version_run and not stateless(session) and any("LC-26" in case.ids for case in cases):
         try:
             session.version_run = run_client(command, options, version=UNSUPPORTED_VERSION)
         except SetupFailed:
@@ -160,10 +161,10 @@ def run_client_check(command: list[str], options: ClientOptions) -> tuple[list[C
         try:
             if case.transport is not None and case.transport != session.transport:
                 raise Skipped(f"applies to the {case.transport} transport only")
-            if case.era == "stateless" and not session.stateless:
+            if case.era == "stateless" and not stateless(session):
                 raise Skipped("a case of revision 2026-07-28, which has no handshake: it runs with --protocol-version "
                               "2026-07-28")
-            if session.stateless and case.era != "stateless":
+            if stateless(session) and case.era != "stateless":
                 raise Skipped("not run in revision 2026-07-28: it judges a session opened by initialize, and the "
                               "checking server's requests to the client, which 2026-07-28 does not have (STLS-26, "
                               "MRTR-01)")

@@ -16,8 +16,9 @@ from typing import Any, NoReturn
 
 from . import revisions, shapes
 from .model import MAX_CASE_MESSAGES, Abort, Case, Recorder
-from .peer import Peer, Reply, stateless_meta
+from .peer import Peer, Reply
 from .server_run import Discovery, ServerRun
+from .stateless_meta import stateless_meta
 from .stdio_wire import StdioWire
 from .wire import Wire, shown
 

@@ -21,10 +21,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .peer import Peer, Reply, same_id, stateless_meta, waited
+from .peer import Peer, Reply, same_id, waited
 from .revisions import SUPPORTED, is_stateless, offered, since
 from .shapes import json_text
 from .sse_wire import SseWire
+from .stateless_meta import stateless_meta
 from .stdio_wire import EXIT_GRACE, StdioWire
 from .wire import ConnectFailed, Wire, shown
 

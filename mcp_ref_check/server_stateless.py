@@ -1,6 +1,6 @@
 """Server cases of revision 2026-07-28, the stateless one: discovery, the ``_meta`` of every
 request, ``resultType``, caching hints, error codes, log levels per request, multi round-trip
-requests and subscriptions.
+requests and subscriptions (those two: server_stateless_rounds.py).
 
 Not a spec section: cases of the conformance checker (see __init__.py), run only with
 ``mcp-ref check server --protocol-version 2026-07-28`` (``era="stateless"``; stateless_helpers.py
@@ -11,8 +11,6 @@ says which cases of the handshake's revisions run beside them). The spec pages t
   https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
   https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
   https://modelcontextprotocol.io/specification/2026-07-28/server/resources
-  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
-  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
 
 There is no initialize: the run's connections ask ``server/discover`` instead, and every request
 the kit sends carries the revision, the capabilities it brings (none, unless a case says) and
@@ -21,30 +19,23 @@ its name in ``_meta`` (peer.py). The transport's own cases are server_stateless_
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from .model import server_case
-from .peer import Peer, Reply, as_params
+from .peer import as_params
 from .server_check import ServerCheck
 from .shapes import json_text
 from .stateless_helpers import (
     CAPABILITIES_KEY,
     EVERY_CAPABILITY,
-    MAX_ROUNDS,
     RESULT_TYPES,
     SERVER_INFO_KEY,
-    SUBSCRIPTION_KEY,
     VERSION_KEY,
-    Called,
-    answer_input,
-    askers,
     call_tool,
-    input_required_problems,
     stateless_peer,
     tool_survey,
 )
-from .wire import WaitTimeout, shown
+from .wire import shown
 
 BASIC = "basic"
 MESSAGES = "basic/messages"
@@ -59,7 +50,7 @@ DROPPED: tuple[tuple[str, dict[str, Any]], ...] = (("ping", {}), ("logging/setLe
            ("resources/unsubscribe", {"uri": "mcp-ref-check://watched"}))
 
 
-def _meta_of(result: Any) -> dict[str, Any]:
+def meta_of(result: Any) -> dict[str, Any]:
     meta = result.get("_meta") if isinstance(result, dict) else None
     return meta if isinstance(meta, dict) else {}
 
@@ -102,7 +93,7 @@ def discover_result_is_well_formed(t: ServerCheck) -> None:
         problems.append("instructions is not a string")
     t.shape(problems, "DISC-01", "the server/discover result", reply, rule="server/discover answers with "
             "supportedVersions, capabilities and, optionally, instructions (DISC-01)")
-    info = _meta_of(result).get(SERVER_INFO_KEY)
+    info = meta_of(result).get(SERVER_INFO_KEY)
     t.check(isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str),
             "DISC-04", f"the server/discover result's _meta has no {SERVER_INFO_KEY} with a name and a version "
             f"(got {json_text(info)[:80]})", reply.sent, shown(reply.got))
@@ -176,7 +167,7 @@ def modern_results(t: ServerCheck) -> list[tuple[str, dict[str, Any], str]]:
             if not isinstance(msg, dict) or "id" not in msg:
                 continue
             if entry.direction == "sent" and isinstance(msg.get("method"), str):
-                if VERSION_KEY in _meta_of(as_params(msg)):
+                if VERSION_KEY in meta_of(as_params(msg)):
                     sent[json_text(msg["id"])] = msg
             elif entry.direction == "got" and "result" in msg and "method" not in msg:
                 request = sent.get(json_text(msg["id"]))
@@ -215,8 +206,8 @@ def results_name_the_server(t: ServerCheck) -> None:
     if not results:
         t.skip("the run holds no result of a request of 2026-07-28")
     unnamed = [(method, raw) for method, result, raw in results
-               if not isinstance(_meta_of(result).get(SERVER_INFO_KEY), dict)
-               or not isinstance(_meta_of(result)[SERVER_INFO_KEY].get("name"), str)]
+               if not isinstance(meta_of(result).get(SERVER_INFO_KEY), dict)
+               or not isinstance(meta_of(result)[SERVER_INFO_KEY].get("name"), str)]
     if unnamed:
         methods = sorted({method for method, _ in unnamed})
         t.check(False, "STLS-13", f"{len(unnamed)} of {len(results)} result(s) have no {SERVER_INFO_KEY} with a name "
@@ -293,210 +284,3 @@ def no_log_message_without_a_level(t: ServerCheck) -> None:
         t.check(logs == 0, "LOGX-01", f"tool {called.tool!r} sent {logs} log message(s) for a request whose _meta "
                 "names no logLevel", reply.sent, shown(reply.got))
     t.note(f"tool(s) that log with a level: {', '.join(c.tool for c in loggers)}")
-
-
-# --- multi round-trip requests (MRTR) ---------------------------------------------------------------
-
-
-def rounds(t: ServerCheck, peer: Peer, called: Called) -> list[Reply]:
-    """Call a tool that asks for input and go through its rounds as a client would: answer what is
-    asked, send the same request again under a new id with inputResponses and the requestState
-    unchanged, until a result that is not input_required (MAX_ROUNDS at most)."""
-    replies: list[Reply] = []
-    extra: dict[str, Any] | None = None
-    for _ in range(MAX_ROUNDS):
-        reply, _ = call_tool(t, peer, called.tool, called.arguments, extra)
-        replies.append(reply)
-        result = reply.result
-        if not reply.is_result or not isinstance(result, dict) or result.get("resultType") != "input_required":
-            break
-        requests: dict[str, Any] = result["inputRequests"] if isinstance(result.get("inputRequests"), dict) else {}
-        extra = {"inputResponses": {key: answer_input(request) for key, request in requests.items()}}
-        if "requestState" in result:
-            extra["requestState"] = result["requestState"]
-    return replies
-
-
-@server_case(TOOLS, "MRTR-05", "MRTR-10", call_tools=True, fresh=True, era=STATELESS)
-def input_required_is_well_formed(t: ServerCheck) -> None:
-    """Each input_required result a tool gives (every round, the kit answering as a client would)
-    holds inputRequests, requestState or both (MRTR-10); inputRequests maps the server's keys
-    to elicitation/create, sampling/createMessage or roots/list requests with params objects, and
-    requestState is a string (MRTR-05)."""
-    peer = stateless_peer(t, EVERY_CAPABILITY)
-    for called in askers(t)[:3]:
-        for number, reply in enumerate(rounds(t, peer, called), 1):
-            result = reply.result
-            if not reply.is_result or not isinstance(result, dict) or result.get("resultType") != "input_required":
-                continue
-            problems, _ = input_required_problems(result, EVERY_CAPABILITY)
-            req_id = "MRTR-10" if any("neither" in p for p in problems) else "MRTR-05"
-            t.shape(problems, req_id, f"tool {called.tool!r}'s input_required result (round {number})", reply,
-                    rule="An input_required result holds inputRequests (each an elicitation, sampling or roots "
-                         "request) or a requestState string, or both (MRTR-05, MRTR-10)")
-
-
-@server_case(TOOLS, "MRTR-21", call_tools=True, fresh=True, era=STATELESS)
-def answered_input_completes_the_call(t: ServerCheck) -> None:
-    """A tool that asked for input, retried as the spec says (a new id, inputResponses answering
-    every key asked, the requestState unchanged), is served: after at most a few rounds its
-    result is complete (MRTR-21). An error for a proper retry is a finding; a server that keeps
-    asking is noted (it may ask again, MRTR-12)."""
-    peer = stateless_peer(t, EVERY_CAPABILITY)
-    for called in askers(t)[:3]:
-        replies = rounds(t, peer, called)
-        last = replies[-1]
-        t.answered(last, f"tools/call {called.tool} (round {len(replies)})")
-        if len(replies) == 1:
-            t.note(f"tool {called.tool!r} did not ask for input this time: {shown(last.got)[:100]}")
-            continue
-        if last.is_error:
-            t.check(False, "MRTR-21", f"tool {called.tool!r}: the retry of round {len(replies)}, with the answers "
-                    "to what it asked and its requestState unchanged, was refused", last.sent, shown(last.got))
-            continue
-        result = last.result
-        kind = result.get("resultType") if isinstance(result, dict) else None
-        if kind == "input_required":
-            t.note(f"tool {called.tool!r} still asked for input after {MAX_ROUNDS} rounds")
-        else:
-            t.note(f"tool {called.tool!r}: complete after {len(replies)} round(s)")
-
-
-def tampered(state: str) -> str:
-    """``state`` with one character in its middle changed (the kit never reads a state: it only
-    sees whether the server notices)."""
-    middle = len(state) // 2
-    if not state:
-        return "x"
-    swap = "A" if state[middle] != "A" else "B"
-    return state[:middle] + swap + state[middle + 1:]
-
-
-@server_case(TOOLS, "MRTR-07", call_tools=True, fresh=True, era=STATELESS)
-def tampered_request_state_is_refused(t: ServerCheck) -> None:
-    """A retry whose requestState was altered (one character in its middle changed), with proper
-    answers, is not served as if nothing happened: the server refuses it (an error) or asks
-    again (input_required), never completes it (MRTR-07: a state that comes back through the
-    client is checked for tampering)."""
-    peer = stateless_peer(t, EVERY_CAPABILITY)
-    judged = 0
-    for called in askers(t)[:3]:
-        first, _ = call_tool(t, peer, called.tool, called.arguments)
-        result = first.result
-        if not isinstance(result, dict) or result.get("resultType") != "input_required":
-            continue
-        state = result.get("requestState")
-        if not isinstance(state, str):
-            t.note(f"tool {called.tool!r} asked with no requestState: nothing to tamper with")
-            continue
-        requests: dict[str, Any] = result["inputRequests"] if isinstance(result.get("inputRequests"), dict) else {}
-        answers = {key: answer_input(request) for key, request in requests.items()}
-        reply, _ = call_tool(t, peer, called.tool, called.arguments,
-                             {"inputResponses": answers, "requestState": tampered(state)})
-        t.answered(reply, f"tools/call {called.tool} with a tampered requestState")
-        judged += 1
-        done = reply.is_result and isinstance(reply.result, dict) and reply.result.get("resultType") != "input_required"
-        t.check(not done, "MRTR-07", f"tool {called.tool!r} completed a retry whose requestState had been altered "
-                "(one character changed): the state is not checked for tampering", reply.sent, shown(reply.got))
-    if not judged:
-        t.skip("no tool asked for input with a requestState")
-
-
-@server_case(TOOLS, "MRTR-11", call_tools=True, fresh=True, era=STATELESS)
-def asks_only_for_declared_capabilities(t: ServerCheck) -> None:
-    """A tool that asked for input when the request declared every client capability is called
-    again with clientCapabilities empty: its answer (an error such as -32021, a result, or
-    input_required) asks for nothing the request did not declare (MRTR-11)."""
-    peer = stateless_peer(t, {})
-    for called in askers(t)[:3]:
-        reply, _ = call_tool(t, peer, called.tool, called.arguments)
-        t.answered(reply, f"tools/call {called.tool} with no client capability")
-        result = reply.result
-        if reply.is_result and isinstance(result, dict) and result.get("resultType") == "input_required":
-            _, undeclared = input_required_problems(result, {})
-            t.check(not undeclared, "MRTR-11", f"tool {called.tool!r} asked for {', '.join(undeclared)} of a request "
-                    "that declared no client capability", reply.sent, shown(reply.got))
-        else:
-            t.note(f"tool {called.tool!r} without capabilities: {shown(reply.got)[:100]}")
-
-
-# --- subscriptions/listen ---------------------------------------------------------------------------
-
-LISTEN_ID = "mcp-ref-check-listen"
-ASKED_FILTER = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
-CHANGES = ("notifications/tools/list_changed", "notifications/prompts/list_changed",
-           "notifications/resources/list_changed", "notifications/resources/updated")
-
-
-def _next(peer: Peer, deadline: float) -> Any:
-    """The next message on ``peer`` before ``deadline`` (filed as usual), or None."""
-    try:
-        incoming = peer.wire.receive(max(0.0, deadline - time.monotonic()))
-    except WaitTimeout:
-        return None
-    if incoming is None:
-        return None
-    peer._file(incoming)
-    return incoming
-
-
-@server_case(BASIC, "SUBS-02", "SUBS-10", fresh=True, era=STATELESS)
-def listen_is_acknowledged_first(t: ServerCheck) -> None:
-    """subscriptions/listen (every list change asked for) is first acknowledged with
-    notifications/subscriptions/acknowledged, tagged with the request's id in _meta
-    (io.modelcontextprotocol/subscriptionId) and holding a subset of the filter asked, before any
-    other notification of the subscription (SUBS-02). With --call-tools the tools are then
-    called once each, and every change notification that comes carries that tag (SUBS-10). SKIP
-    when the server answers -32601 (it offers no subscriptions)."""
-    peer = stateless_peer(t, {})
-    sent = peer.send_request("subscriptions/listen", {"notifications": dict(ASKED_FILTER)}, request_id=LISTEN_ID)
-    deadline = time.monotonic() + max(t.timeout, peer.startup)
-    ack = None
-    while ack is None:
-        incoming = _next(peer, deadline)
-        if incoming is None:
-            t.fail("SUBS-02", "subscriptions/listen got no notifications/subscriptions/acknowledged (nor an answer) "
-                   f"within {t.timeout:g} s", sent.sent, "(nothing)")
-        msg = incoming.msg
-        if isinstance(msg, dict) and "method" not in msg and msg.get("id") == LISTEN_ID:
-            error = msg.get("error")
-            if isinstance(error, dict) and error.get("code") == -32601:
-                t.skip("the server answers subscriptions/listen with -32601: it offers no subscriptions")
-            t.fail("SUBS-02", "subscriptions/listen was answered before any acknowledgment", sent.sent,
-                   shown(incoming.raw))
-        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
-            continue
-        if msg["method"] == "notifications/subscriptions/acknowledged":
-            ack = msg
-        elif msg["method"] in CHANGES:
-            t.fail("SUBS-02", f"{msg['method']} came before the subscription was acknowledged", sent.sent,
-                   shown(incoming.raw))
-    params = as_params(ack)
-    tag = _meta_of(params).get(SUBSCRIPTION_KEY)
-    t.check(tag == LISTEN_ID, "SUBS-02", f"the acknowledgment's _meta {SUBSCRIPTION_KEY} is {json_text(tag)}, not "
-            f"the listen request's id {json_text(LISTEN_ID)}", sent.sent, json_text(ack))
-    honoured = params.get("notifications")
-    if isinstance(honoured, dict):
-        extra = [key for key, value in honoured.items() if value and key not in ASKED_FILTER]
-        t.check(not extra, "SUBS-02", f"the acknowledgment honours {', '.join(extra)}, which was not asked for",
-                sent.sent, json_text(ack))
-    else:
-        t.check(False, "SUBS-02", "the acknowledgment holds no notifications object (the filter it honours)",
-                sent.sent, json_text(ack))
-    if t.call_tools and t.info.declares("tools"):
-        from .tool_arguments import arguments_for
-
-        for tool in (t.info.tools or [])[:20]:
-            arguments = arguments_for(tool.get("inputSchema"))
-            if isinstance(tool.get("name"), str) and arguments is not None:
-                call_tool(t, peer, tool["name"], arguments)
-        end = time.monotonic() + min(t.timeout, 1.0)
-        while _next(peer, end) is not None:
-            pass
-        changes = [n for n in peer.notifications if n.get("method") in CHANGES]
-        untagged = [n for n in changes if _meta_of(as_params(n)).get(SUBSCRIPTION_KEY) != LISTEN_ID]
-        t.check(not untagged, "SUBS-10", f"{len(untagged)} of {len(changes)} change notification(s) of the "
-                f"subscription lack _meta {SUBSCRIPTION_KEY} {json_text(LISTEN_ID)}",
-                got=json_text(untagged[0]) if untagged else None)
-        t.note(f"{len(changes)} change notification(s) came while the tools were called")
-    peer.notify("notifications/cancelled", {"requestId": LISTEN_ID, "reason": "the checker is done"})

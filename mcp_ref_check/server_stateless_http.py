@@ -17,10 +17,10 @@ from typing import Any
 
 from .http_wire import ACCEPT_BOTH, SESSION_HEADER, mirrored_headers
 from .model import server_case
-from .peer import stateless_meta
 from .server_check import ServerCheck
 from .shapes import json_text
 from .sse_wire import HttpAnswer, http_request
+from .stateless_meta import stateless_meta
 from .wire import shown
 
 TRANSPORTS = "basic/transports"

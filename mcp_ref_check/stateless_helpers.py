@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Case
-from .peer import Peer, Reply, stateless_meta
+from .peer import Peer, Reply
 from .server_check import ServerCheck
 from .shapes import json_text
+from .stateless_meta import stateless_meta
 from .tool_arguments import arguments_for
 
 META = "io.modelcontextprotocol/"
