@@ -170,7 +170,10 @@ def test_sdk_client_uses_every_server_feature(sdk_client: Callable[..., Any]) ->
             # logging
             await client.set_logging_level("warning")
             await client.call_tool("log_something")
-            await anyio.sleep(0.1)
+            with anyio.fail_after(10):  # notifications may reach the callbacks just after the answer
+                while not logs or not any(getattr(n, "method", None) == "notifications/resources/updated"
+                                          for n in notifications):
+                    await anyio.sleep(0.01)
         return seen
 
     seen = anyio.run(main)
@@ -233,7 +236,9 @@ def test_sdk_client_cancels_and_hears_list_changes(sdk_client: Callable[..., Any
             added = await client.call_tool("toggle_extra_tool")
             names = [t.name for t in (await client.list_tools()).tools]
             await client.call_tool("toggle_extra_tool")
-            await anyio.sleep(0.2)
+            with anyio.fail_after(10):  # the second list_changed may reach the handler just after the answer
+                while notifications.count("notifications/tools/list_changed") < 2:
+                    await anyio.sleep(0.01)
             return [added.content[0].text, *names]
 
     result = anyio.run(main)
