@@ -118,7 +118,8 @@ def test_only_selects_by_page_short_page_id_or_name(tmp_path: Path) -> None:
         assert code == 0, out
         got = {c["name"] for c in report["cases"]}
         if names is None:
-            assert got == {c.name for c in all_server_cases() if c.page == "server/tools"}
+            # (a run of the handshake leaves out the cases of 2026-07-28 unless named: runner.of_the_run)
+            assert got == {c.name for c in all_server_cases() if c.page == "server/tools" and c.era != "stateless"}
         else:
             assert got == names
     proc = check("server", "--stdio", BROKEN_SERVER, "--only", "no-such-page")
