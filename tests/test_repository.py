@@ -63,9 +63,9 @@ def test_a_quiet_run_ends_saying_what_was_skipped_and_how_to_enable_it(tmp_path:
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     *_, line, counts = run.stdout.strip().splitlines()  # just above the counts, which -q still shows
-    assert counts.startswith("1 skipped in ")
+    assert counts.startswith("2 skipped in ")  # (one run per requirement set: 2025-11-25, 2026-07-28)
     assert line == (f"optional parts skipped: schema checks ({tmp_path / 'schema.json'} is absent: put the "
-                    "project's shared/ folder beside the clone, as ../shared); Node 22 peers, 1 test (make peers "
+                    "project's shared/ folder beside the clone, as ../shared); Node 22 peers, 2 tests (make peers "
                     "installs Node 22 in .peers where npm is present, or point MCP_REF_NODE at one)")
 
 
