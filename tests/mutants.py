@@ -372,6 +372,162 @@ MUTANTS += [
 ]
 
 
+# Revision 2026-07-28, stateless (mcp_ref_check/requirements_2026_07_28.py; spec_notes/revision-2026-07-28.md)
+_SSERVER, _VERSIONS, _MRTR = "mcp_ref/revisions/stateless.py", "mcp_ref/revisions/versioning.py", "mcp_ref/revisions/mrtr.py"
+_SHTTP, _SCLIENT = "mcp_ref/revisions/stateless_http.py", "mcp_ref/revisions/stateless_client.py"
+_SUBS, _PARAMS = "mcp_ref/revisions/subscriptions.py", "mcp_ref/revisions/param_headers.py"
+_T26 = "tests/revisions/"
+MUTANTS += [
+    # server: stateless.py
+    M("CACHE-01", _SSERVER, "    if kind == \"complete\" and method in CACHEABLE:", "    if False:",
+      _T26 + "test_stateless.py::test_cache_01_lists_reads_and_discover_say_how_long_they_stay_fresh"),
+    M("CACHE-05", _SSERVER, 'answered.setdefault("ttlMs", TTL_MS)  # CACHE-05', 'answered.setdefault("ttlMs", -1)  #',
+      _T26 + "test_stateless.py::test_cache_01_lists_reads_and_discover_say_how_long_they_stay_fresh"),
+    M("CACHE-16", _SSERVER, '        answered.setdefault("cacheScope", CACHE_SCOPE)  # CACHE-16: the same for every page\n', "",
+      _T26 + "test_stateless.py"),
+    M("RTYPE-01", _SSERVER, 'answered = {"resultType": kind, **result,', "answered = {**result,", _T26 + "test_stateless.py"),
+    M("DISC-01", _SSERVER, '{"supportedVersions": modern_versions(server.protocol_versions),  # DISC-01, STLS-18', "{  #",
+      _T26 + "test_stateless.py::test_disc_01_discover_says_what_the_server_is"),
+    M("STLS-18", _SSERVER, "    if ctx.method == DISCOVER:\n", "    if False:\n",
+      _T26 + "test_stateless.py::test_disc_01_discover_says_what_the_server_is"),
+    M("LOGX-01", _SSERVER, '        lifecycle.capabilities.pop("logging", None)  # LOGX-01', "        pass  # LOGX-01",
+      _T26 + "test_stateless.py::test_logx_01_02_log_messages_only_at_the_level_the_request_asked"),
+    M("LOGX-02", _SSERVER, "state[logs.STATE_KEY] = meta[LOG_LEVEL_KEY]  # LOGX-02", 'state[logs.STATE_KEY] = "debug"  #',
+      _T26 + "test_stateless.py::test_logx_01_02_log_messages_only_at_the_level_the_request_asked"),
+    # STLS-03: the first request's capabilities kept for the connection; STLS-27: capabilities assumed, not declared
+    M("STLS-03", _SSERVER, "lifecycle.peer_capabilities, lifecycle.peer_info = meta[CAPABILITIES_KEY],",
+      'lifecycle.peer_capabilities, lifecycle.peer_info = ctx.session.state.setdefault("first", meta[CAPABILITIES_KEY]),',
+      _T26 + "test_stateless.py::test_stls_03_nothing_is_carried_from_one_request_to_the_next"),
+    M("STLS-27", _SSERVER, "lifecycle.peer_capabilities, lifecycle.peer_info = meta[CAPABILITIES_KEY],",
+      'lifecycle.peer_capabilities, lifecycle.peer_info = {"elicitation": {}, "sampling": {}, "roots": {}},',
+      _T26 + "test_stateless.py::test_stls_12_a_capability_the_request_did_not_bring_is_32021"),
+    M("STLS-12", _SSERVER, "        raise mrtr.MissingCapability(capability)  # STLS-12", "        return None  #",
+      _T26 + "test_stateless.py::test_stls_12_a_capability_the_request_did_not_bring_is_32021"),
+    # MRTR-01, MRTR-03: the question goes to the client as a request of the server's own, as in the handshake
+    M("MRTR-01", _SSERVER, "answer: dict[str, Any] = self.asking.ask(method, params or {})",
+      "answer: dict[str, Any] = self._session.request(method, params or {})",
+      _T26 + "test_mrtr.py::test_mrtr_21_each_kind_of_question_travels_in_the_result_and_the_retry_finishes"),
+    M("MRTR-03", _SSERVER, "answer: dict[str, Any] = self.asking.ask(method, params or {})",
+      "answer: dict[str, Any] = self._session.request(method, params or {}, **_)",
+      _T26 + "test_mrtr.py::test_mrtr_21_each_kind_of_question_travels_in_the_result_and_the_retry_finishes"),
+    M("MRTR-04", _SSERVER, "        if ctx.method not in mrtr.METHODS:  # MRTR-04", "        if False:  #",
+      _T26 + "test_mrtr.py::test_mrtr_04_a_handler_of_another_method_that_asks_is_32603"),
+    M("MRTR-21", _SSERVER, 'return answer(server, ctx.method, version, needed.result(), kind="input_required")',
+      'raise messages.InternalError("Internal error: the handler needs input") from None',
+      _T26 + "test_mrtr.py::test_mrtr_21_each_kind_of_question_travels_in_the_result_and_the_retry_finishes"),
+    M("RREAD-03", _SSERVER, "    except messages.ResourceNotFound as exc:  # RREAD-03", "    except ZeroDivisionError as exc:  #",
+      _T26 + "test_stateless.py::test_rread_03_an_unknown_resource_is_32602_not_32002"),
+    M("ERRC-05", _SSERVER, "        raise InvalidParams(exc.message, exc.data) from None", "        raise",
+      _T26 + "test_stateless.py::test_rread_03_an_unknown_resource_is_32602_not_32002"),
+    # server: versioning.py
+    M("ERRC-04", _VERSIONS, "MISSING_CLIENT_CAPABILITY = -32021  # STLS-12", "MISSING_CLIENT_CAPABILITY = -32023  # STLS-12",
+      _T26 + "test_versioning.py::test_the_codes_of_this_revision_stay_in_its_range"),
+    M("STLS-10", _VERSIONS, "    if not isinstance(meta.get(CAPABILITIES_KEY), dict):  # STLS-09, STLS-10", "    if False:  #",
+      _T26 + "test_versioning.py::test_stls_10_a_malformed_required_meta_field_is_32602"),
+    M("STLS-16", _VERSIONS, "    if version not in served:  # STLS-16", "    if False:  #",
+      _T26 + "test_versioning.py::test_stls_16_an_unsupported_revision_is_32022_listing_the_supported_ones"),
+    # server: mrtr.py
+    M("MRTR-05", _MRTR, "question = f\"{method.partition('/')[0]}-{self.asked + 1}\"", "question = method.partition('/')[0]",
+      _T26 + "test_mrtr.py::test_mrtr_one_to_three_rounds_each_asking_the_next_question"),
+    M("MRTR-07", _MRTR, 'if hmac.compare_digest(mac.encode("ascii", "replace"), expected.encode("ascii")):  # MRTR-07',
+      "if True:  #", _T26 + "test_mrtr.py::test_mrtr_07_a_state_that_is_not_the_servers_own_is_refused"),
+    M("MRTR-10", _MRTR, 'return {"inputRequests": self.requests, "requestState": self.state}  # MRTR-10', "return {}  #",
+      _T26 + "test_mrtr.py"),
+    M("MRTR-11", _MRTR,
+      "        if capability and not isinstance(ctx.session.lifecycle.peer_capabilities.get(capability), dict):",
+      "        if False:", _T26 + "test_stateless.py::test_stls_12_a_capability_the_request_did_not_bring_is_32021"),
+    # server: stateless_http.py
+    M("HTTPX-05", _SHTTP, "return Response(status=202)  # HTTPX-05", "return Response(status=200)  #",
+      _T26 + "test_stateless_http.py::test_httpx_05_a_notification_is_202"),
+    # HTTPX-12, CANCEL-03: the request's session (and so its handler) outlives the closed stream
+    M("HTTPX-12", _SHTTP, '        session.close("the request of 2026-07-28 was answered, or its client closed the stream")',
+      "        pass", _T26 + "test_stateless_http.py::test_httpx_12_closing_the_stream_cancels_the_request"),
+    M("CANCEL-03", _SHTTP, '        session.close("the request of 2026-07-28 was answered, or its client closed the stream")',
+      "        pass", _T26 + "test_stateless_http.py::test_httpx_12_closing_the_stream_cancels_the_request"),
+    M("HTTPX-14", _SHTTP, "        if value != body_value:", "        if False:",
+      _T26 + "test_stateless_http.py::test_httpx_14_21_a_header_that_differs_from_the_body_is_400_32020"),
+    M("HTTPX-15", _SHTTP, "stateless.UNSUPPORTED_PROTOCOL_VERSION: 400}  # HTTPX-15",
+      "stateless.UNSUPPORTED_PROTOCOL_VERSION: 200}  #",
+      _T26 + "test_stateless_http.py::test_httpx_15_an_unsupported_revision_is_400_32022"),
+    M("HTTPX-16", _SHTTP, "STATUS = {messages.METHOD_NOT_FOUND: 404, ", "STATUS = {",
+      _T26 + "test_stateless_http.py::test_httpx_16_an_unknown_or_dropped_method_is_404_32601"),
+    # HTTPX-20: header values compared without regard to case
+    M("HTTPX-20", _SHTTP, "        if value != body_value:", "        if str(value).lower() != str(body_value).lower():",
+      _T26 + "test_stateless_http.py::test_httpx_14_21_a_header_that_differs_from_the_body_is_400_32020"),
+    M("HTTPX-21", _SHTTP, "    if problem is not None:  # HTTPX-21", "    if False:  #",
+      _T26 + "test_stateless_http.py::test_httpx_21_a_missing_header_is_400_32020"),
+    M("MPARAM-08", _SHTTP, "value = decoded(given) if header == NAME_HEADER else given  # MPARAM-08", "value = given  #",
+      _T26 + "test_stateless_http.py::test_mparam_08_a_name_that_is_not_ascii_travels_in_base64"),
+    # server: subscriptions.py
+    M("SUBS-01", _SUBS, "if listener.wants(method, params or {}))  # SUBS-01", "if True)  #",
+      _T26 + "test_subscriptions.py::test_only_what_the_filter_asked_for_arrives_tagged_with_its_subscription"),
+    M("SUBS-02", _SUBS,
+      '        ctx.session.notify(ACKNOWLEDGED, {"notifications": honoured, "_meta": {SUBSCRIPTION_KEY: ctx.request_id}})',
+      "        pass", _T26 + "test_subscriptions.py::test_the_acknowledgement_comes_first_and_names_what_is_honoured"),
+    M("SUBS-10", _SUBS, '{**params, "_meta": {SUBSCRIPTION_KEY: self.subscription_id}})  # SUBS-10', "params)  #",
+      _T26 + "test_subscriptions.py::test_only_what_the_filter_asked_for_arrives_tagged_with_its_subscription"),
+    # client: stateless_client.py
+    M("STLS-09", _SCLIENT, "CAPABILITIES_KEY: client.session.lifecycle.capabilities,  # on every request\n", "",
+      _T26 + "test_stateless_client.py::test_every_request_carries_the_revision_the_capabilities"
+      "_and_the_name_beside_the_callers_meta"),
+    M("STDIO-07", _SCLIENT, "            return False  # silence: a server of the handshake", "            raise  #",
+      _T26 + "test_stateless_client.py::test_a_silent_server_of_the_handshake_is_reached_after_the_probes_bound"),
+    M("RTYPE-03", _SCLIENT, '    if kind != "input_required":  # RTYPE-03', "    if False:  #",
+      _T26 + "test_stateless_client.py::test_a_result_the_client_cannot_use_or_a_question_it_cannot_answer"
+      "_fails_the_call_clearly"),
+    M("RTYPE-04", _SCLIENT, 'result.get("resultType", "complete")  # RTYPE-04', 'result.get("resultType", "")  #',
+      _T26 + "test_stateless_client.py"),
+    M("MRTR-13", _SCLIENT, '            asked["requestState"] = result["requestState"]',
+      '            asked["requestState"] = result["requestState"].strip()',
+      _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id"),
+    M("MRTR-15", _SCLIENT, '        if "requestState" in result:  # MRTR-13, MRTR-15: as it came, never read; none if none came\n'
+      '            asked["requestState"] = result["requestState"]',
+      '        if True:\n            asked["requestState"] = result.get("requestState")',
+      _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id"),
+    M("MRTR-14", _SCLIENT, 'for key, question in result["inputRequests"].items()}',
+      'for key, question in list(result["inputRequests"].items())[:-1]}',
+      _T26 + "test_stateless_client.py::test_a_tool_that_asks_is_answered_by_the_clients_handlers_over_as_many_rounds"
+      "_as_it_takes"),
+    # MRTR-16: every round of a call sent under the id of its first; MRTR-17: a call's answers and state kept
+    # on the client and sent with the next call
+    M("MRTR-16", _SCLIENT, "        result: dict[str, Any] = session.request(method, meta(client, asked, version),",
+      '        first = next(session._ids) if "inputResponses" not in asked else first  # noqa: F821\n'
+      '        session._ids = __import__("itertools").chain([first], session._ids)\n'
+      "        result: dict[str, Any] = session.request(method, meta(client, asked, version),",
+      _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id"),
+    M("MRTR-17", _SCLIENT, "    given, asked = dict(params or {}), dict(params or {})",
+      '    given, asked = dict(params or {}), {**client.__dict__.get("_mrtr_last", {}), **(params or {})}',
+      _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id",
+      ('        asked = {**given, "inputResponses": answers}  # MRTR-14',
+       '        asked = client.__dict__["_mrtr_last"] = {**given, "inputResponses": answers}  #')),
+    M("HTTPX-03", _SCLIENT, "    if VERSION_KEY not in own or \"method\" not in msg:\n        return {}",
+      "    if True:\n        return {}",
+      _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
+    M("HTTPX-13", _SCLIENT, 'headers = {"MCP-Protocol-Version": str(own[VERSION_KEY]),  # HTTPX-13',
+      'headers = {"MCP-Protocol-Version": "2025-11-25",  #',
+      _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
+    # HTTPX-18: NAMED is what both http_headers and param_headers.headers read for Mcp-Name
+    M("HTTPX-18", _SCLIENT, 'NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}', "NAMED = {}",
+      _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
+    M("HTTPX-19", _SCLIENT, '    plain = text == text.strip() and all(" " <= c <= "~" for c in text)', "    plain = True",
+      _T26 + "test_stateless_client.py::test_a_name_travels_plain_or_in_the_base64_form"),
+    # client: param_headers.py
+    M("MPARAM-01", _PARAMS, 'for name, path in tool_params[params["name"]]:  # MPARAM-01', "for name, path in []:  #",
+      _T26 + "test_param_headers.py::test_over_streamable_http_a_bad_tool_is_left_out_and_a_call_carries_its_marked_arguments"),
+    M("MPARAM-02", _PARAMS, "if not isinstance(value, str) or not TOKEN.match(value):  # MPARAM-02",
+      "if not isinstance(value, str):  #", _T26 + "test_param_headers.py::test_an_invalid_mark_spoils_its_tool"),
+    M("MPARAM-03", _PARAMS, 'if node.get("type") not in ("string", "integer", "boolean"):  # MPARAM-03', "if False:  #",
+      _T26 + "test_param_headers.py::test_an_invalid_mark_spoils_its_tool"),
+    M("MPARAM-04", _PARAMS, "        if problem is not None:  # MPARAM-04", "        if False:  #",
+      _T26 + "test_param_headers.py::test_over_streamable_http_a_bad_tool_is_left_out_and_a_call_carries_its_marked_arguments"),
+    M("MPARAM-06", _PARAMS, "        if value is None:  # MPARAM-06: absent or null, no header\n            continue",
+      '        if value is None:\n            value = ""',
+      _T26 + "test_param_headers.py::test_each_kind_of_value_is_encoded_as_the_spec_says"),
+    M("MPARAM-07", _PARAMS, 'text = "true" if value else "false"  # MPARAM-07', "text = str(value)  #",
+      _T26 + "test_param_headers.py::test_each_kind_of_value_is_encoded_as_the_spec_says"),
+]
+
+
 # --- running them ---------------------------------------------------------------------------------
 
 

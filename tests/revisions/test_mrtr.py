@@ -111,15 +111,20 @@ def test_mrtr_22_23_prompts_and_resources_may_ask_too(peer: ModernPeer, method: 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_mrtr_one_to_three_rounds_each_asking_the_next_question(peer: ModernPeer, n: int) -> None:
-    """The handler runs again each round; what was answered before stays answered (in the state)."""
-    found, state, responses, asked = result(call(peer, "rounds", {"n": n})), None, {}, []
+    """The handler runs again each round; what was answered before stays answered (in the state),
+    and each question has a key of its own within the request (MRTR-05), so no answer stands for
+    another."""
+    found, state, responses, asked, keys = result(call(peer, "rounds", {"n": n})), None, {}, [], []
     while found["resultType"] == "input_required":
+        assert len(asked) < n, f"a question asked again: {asked}"  # (and the loop bounded)
         (key, request), = found["inputRequests"].items()
         asked.append(request["params"]["message"])
+        keys.append(key)
         state, responses = found["requestState"], {key: {"action": "accept", "content": {"answer": f"a{len(asked)}"}}}
         found = result(call(peer, "rounds", {"n": n}, inputResponses=responses, requestState=state))
     assert asked == [f"Question {i}?" for i in range(1, n + 1)]
     assert text(found) == " ".join(f"a{i}" for i in range(1, n + 1))
+    assert len(set(keys)) == n  # MRTR-05
 
 
 def test_the_handler_runs_again_from_the_start_each_round() -> None:
