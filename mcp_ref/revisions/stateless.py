@@ -45,6 +45,7 @@ from .. import logs, messages
 from ..lifecycle import LifecycleState, Phase, implementation_info
 from ..messages import InvalidParams, McpError
 from . import mrtr, subscriptions
+from .elicitation import URLElicitationRequired
 from .versioning import (
     CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -142,6 +143,14 @@ def serve(server: Any, ctx: Any) -> dict[str, Any] | None:
         raise McpError(f"Missing required client capability: this request needs {missing.capability!r}, which "
                        f"its {CAPABILITIES_KEY} leaves out", {"requiredCapabilities": {missing.capability: {}}},
                        code=MISSING_CLIENT_CAPABILITY) from None
+    except URLElicitationRequired as needed:  # ERRC-05: no -32042 here; the URLs are asked in the result
+        if "url" not in (lifecycle.peer_capabilities.get("elicitation") or {}):  # MRTR-11, STLS-12
+            raise McpError("Missing required client capability: this request needs URL-mode elicitation",
+                           {"requiredCapabilities": {"elicitation": {"url": {}}}}, code=MISSING_CLIENT_CAPABILITY) from None
+        asked = {f"url-{n}": {"method": "elicitation/create", "params": {  # 2026-07-28 has no elicitationId
+            key: value for key, value in item.items() if key != "elicitationId"}} for n, item in enumerate(
+            needed.data["elicitations"], 1)}
+        return answer(server, ctx.method, version, {"inputRequests": asked}, kind="input_required")
     except messages.ResourceNotFound as exc:  # RREAD-03, ERRC-05: -32602 here, -32002 before
         raise InvalidParams(exc.message, exc.data) from None
     return answer(server, ctx.method, version, result)

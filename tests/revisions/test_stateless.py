@@ -292,3 +292,35 @@ def test_any_json_as_meta_gets_exactly_one_answer_with_a_code_of_the_specificati
         one_answer()
     finally:
         peer.close()
+
+
+URL_SERVER = """
+from mcp_ref import Server
+from mcp_ref.revisions.elicitation import URLElicitationRequired
+server = Server("u", version="1")
+@server.tool()
+def needs_url() -> str:
+    \"\"\"Needs a URL elicitation.\"\"\"
+    raise URLElicitationRequired([{"elicitationId": "e1", "url": "https://example.com/x", "message": "go"}])
+server.serve_stdio()
+"""
+
+
+def test_errc_05_a_url_elicitation_is_asked_in_the_result_never_32042() -> None:
+    """2026-07-28 has no -32042: a tool that raises URLElicitationRequired answers input_required
+    with URL-mode elicitation requests (no elicitationId: the revision removed it), or -32021 to a
+    request whose client did not declare URL mode."""
+    import subprocess
+    import sys
+
+    def call(request_id: int, capabilities: dict[str, Any]) -> str:
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
+            "name": "needs_url", "arguments": {}, "_meta": meta(capabilities)}})
+
+    lines = call(1, {"elicitation": {"url": {}}}) + "\n" + call(2, {"elicitation": {}}) + "\n"
+    done = subprocess.run([sys.executable, "-c", URL_SERVER], input=lines, capture_output=True, text=True, timeout=60)
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["result"]["resultType"] == "input_required"
+    assert first["result"]["inputRequests"] == {"url-1": {"method": "elicitation/create", "params": {
+        "mode": "url", "message": "go", "url": "https://example.com/x"}}}
+    assert second["error"]["code"] == -32021 and "url" in second["error"]["data"]["requiredCapabilities"]["elicitation"]
