@@ -503,10 +503,10 @@ MUTANTS += [
     M("HTTPX-03", _SCLIENT, "    if VERSION_KEY not in own or \"method\" not in msg:\n        return {}",
       "    if True:\n        return {}",
       _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
-    M("HTTPX-13", _SCLIENT, 'headers = {"MCP-Protocol-Version": str(own[VERSION_KEY]),  # HTTPX-13',
-      'headers = {"MCP-Protocol-Version": "2025-11-25",  #',
+    M("HTTPX-13", _SCLIENT, 'return {"MCP-Protocol-Version": str(own[VERSION_KEY]), **standard_headers(msg)}  # HTTPX-13',
+      'return {"MCP-Protocol-Version": "2025-11-25", **standard_headers(msg)}  #',
       _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
-    # HTTPX-18: NAMED is what both http_headers and param_headers.headers read for Mcp-Name
+    # HTTPX-18: NAMED is what standard_headers reads for Mcp-Name
     M("HTTPX-18", _SCLIENT, 'NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}', "NAMED = {}",
       _T26 + "test_stateless_client.py::test_the_headers_of_a_post_of_2026_07_28_repeat_its_body"),
     M("HTTPX-19", _SCLIENT, '    plain = text == text.strip() and all(" " <= c <= "~" for c in text)', "    plain = True",

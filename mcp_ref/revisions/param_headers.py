@@ -33,7 +33,7 @@ import logging
 import re
 from typing import Any
 
-from .stateless_client import NAMED, header_value, http_headers
+from .stateless_client import header_value, http_headers, standard_headers
 
 log = logging.getLogger("mcp_ref.client")
 
@@ -115,11 +115,7 @@ def listed(session: Any, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def headers(msg: dict[str, Any], transport: Any) -> dict[str, str]:
     """Every header a POST of ``msg`` carries beside the transport's own: ``Mcp-Method`` and
     ``Mcp-Name`` in any revision (HTTPX-18), those of 2026-07-28, and a call's ``Mcp-Param-*``."""
-    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
-    standard = {"Mcp-Method": msg["method"]} if isinstance(msg.get("method"), str) else {}
-    if msg.get("method") in NAMED and isinstance(params.get(NAMED[msg["method"]]), str):
-        standard["Mcp-Name"] = header_value(params[NAMED[msg["method"]]])  # HTTPX-19
-    return {**standard, **http_headers(msg), **headers_for(msg, getattr(transport, "tool_params", None))}
+    return {**standard_headers(msg), **http_headers(msg), **headers_for(msg, getattr(transport, "tool_params", None))}
 
 
 def headers_for(msg: dict[str, Any], tool_params: dict[str, Marks] | None) -> dict[str, str]:

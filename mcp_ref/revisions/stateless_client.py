@@ -265,9 +265,14 @@ def http_headers(msg: dict[str, Any]) -> dict[str, str]:
     own: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
     if VERSION_KEY not in own or "method" not in msg:
         return {}
-    headers = {"MCP-Protocol-Version": str(own[VERSION_KEY]),  # HTTPX-13: equal to the _meta's
-               "Mcp-Method": msg["method"]}  # HTTPX-03, HTTPX-18
-    if msg["method"] in NAMED and isinstance(params.get(NAMED[msg["method"]]), str):
+    return {"MCP-Protocol-Version": str(own[VERSION_KEY]), **standard_headers(msg)}  # HTTPX-13: equal to the _meta's
+
+
+def standard_headers(msg: dict[str, Any]) -> dict[str, str]:
+    """``Mcp-Method``, and for the three methods about one named thing ``Mcp-Name`` (HTTPX-03)."""
+    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+    headers = {"Mcp-Method": msg["method"]} if isinstance(msg.get("method"), str) else {}  # HTTPX-18
+    if msg.get("method") in NAMED and isinstance(params.get(NAMED[msg["method"]]), str):
         headers["Mcp-Name"] = header_value(params[NAMED[msg["method"]]])  # HTTPX-18, HTTPX-19
     return headers
 
