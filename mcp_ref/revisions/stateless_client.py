@@ -269,9 +269,9 @@ def http_headers(msg: dict[str, Any]) -> dict[str, str]:
 
 
 def standard_headers(msg: dict[str, Any]) -> dict[str, str]:
-    """``Mcp-Method``, and for the three methods about one named thing ``Mcp-Name`` (HTTPX-03)."""
+    """``Mcp-Method``, and for the three methods about one named thing ``Mcp-Name``."""
     params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
-    headers = {"Mcp-Method": msg["method"]} if isinstance(msg.get("method"), str) else {}  # HTTPX-18
+    headers = {"Mcp-Method": msg["method"]} if isinstance(msg.get("method"), str) else {}  # HTTPX-03, HTTPX-18
     if msg.get("method") in NAMED and isinstance(params.get(NAMED[msg["method"]]), str):
         headers["Mcp-Name"] = header_value(params[NAMED[msg["method"]]])  # HTTPX-18, HTTPX-19
     return headers
