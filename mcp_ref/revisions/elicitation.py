@@ -187,6 +187,8 @@ def elicit_url(session: Any, message: str, url: str, *, elicitation_id: str,
     the interaction, and call ``notify_complete(session, elicitation_id)`` when it is done."""
     params = url_params(message, url, elicitation_id)  # before anything is sent
     _require_mode(session, "url")
+    if since(session.lifecycle.protocol_version, "2026-07-28"):  # a revision that dropped the id (v2026_07_28.py)
+        params.pop("elicitationId")
     return _ask(session, params, None, timeout)
 
 
