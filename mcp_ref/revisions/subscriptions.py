@@ -49,8 +49,9 @@ CHECK_EVERY = 1.0  # seconds between looks at whether the listener's connection 
 class Listener:
     """One open ``subscriptions/listen`` request: where to send, under which id, and what for."""
 
-    def __init__(self, session: Any, subscription_id: Any, honoured: dict[str, Any]) -> None:
+    def __init__(self, session: Any, subscription_id: Any, honoured: dict[str, Any], ended: Any) -> None:
         self.session, self.subscription_id, self.honoured = session, subscription_id, honoured
+        self.ended = ended  # the request's cancellation flag: set, nothing more goes (even before its thread wakes)
         self.lock = threading.Lock()  # held while the acknowledgement goes out: nothing overtakes it
 
     def wants(self, method: str, params: dict[str, Any]) -> bool:
@@ -62,6 +63,8 @@ class Listener:
     def send(self, method: str, params: dict[str, Any]) -> bool:
         """``params`` with the subscription's id in ``_meta``; whether it went."""
         with self.lock:
+            if self.ended.is_set():  # cancelled: the client's notifications/cancelled came before this change
+                return False
             try:
                 self.session.notify(method, {**params, "_meta": {SUBSCRIPTION_KEY: self.subscription_id}})  # SUBS-10
                 return True
@@ -87,7 +90,7 @@ def listen(server: Any, ctx: Any, offered: dict[str, Any]) -> dict[str, Any]:
     honoured: dict[str, Any] = {flag: True for flag, feature in FLAGS.items() if wanted.get(flag) and feature in offered}
     if uris and "resources" in offered:
         honoured[URIS] = list(dict.fromkeys(uris))
-    listener = Listener(ctx.session, ctx.request_id, honoured)
+    listener = Listener(ctx.session, ctx.request_id, honoured, ctx.cancelled)
     with listener.lock:  # SUBS-02: registered, but nothing goes out before the acknowledgement
         with _lock:
             _listeners.setdefault(server, set()).add(listener)
