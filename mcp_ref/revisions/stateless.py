@@ -50,25 +50,14 @@ from .versioning import (
     CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     DISCOVER,
-    HEADER_MISMATCH,
     LOG_LEVEL_KEY,
     MISSING_CLIENT_CAPABILITY,
-    MODERN_ERRORS,
-    PREFIX,
-    REVISION,
     SERVER_INFO_KEY,
-    UNSUPPORTED_PROTOCOL_VERSION,
     VERSION_KEY,
     addressed,
-    is_modern,
     modern_versions,
     refusal,
 )
-
-__all__ = ["CACHEABLE", "CAPABILITIES_KEY", "CLIENT_INFO_KEY", "DISCOVER", "HEADER_MISMATCH", "LOG_LEVEL_KEY",
-           "MISSING_CLIENT_CAPABILITY", "MODERN_ERRORS", "PREFIX", "REVISION", "SERVER_INFO_KEY",
-           "UNSUPPORTED_PROTOCOL_VERSION", "VERSION_KEY", "RequestView", "addressed", "answer", "capabilities",
-           "discover", "is_modern", "serve"]  # (the names of versioning.py here too, for the client's side)
 
 CACHEABLE = frozenset({DISCOVER, "tools/list", "prompts/list", "resources/list", "resources/templates/list",
                        "resources/read"})  # CACHE-01

@@ -128,7 +128,8 @@ def discovered(client: Any) -> bool:
     version = modern[0]
     while True:
         tried.append(version)
-        try:  # STDIO-06, DISC-02: the first request (STLS-24, STDIO-08: even for a client of this era alone)
+        try:  # STDIO-06, DISC-02: the first request
+            # STLS-24, STDIO-08: even for a client of this era alone
             result: dict[str, Any] = session.request(DISCOVER, meta(client, {}, version), timeout=bound)
         except ConnectionClosed:
             raise  # no server left to fall back to

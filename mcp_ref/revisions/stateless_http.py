@@ -128,8 +128,9 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any],
     if kind is not messages.REQUEST:
         return Response(status=202)  # HTTPX-05
     refusal = stateless.refusal(app.protocol_versions, msg["method"], msg.get("params"))
-    if refusal is not None:  # HTTPX-15, HTTPX-16, STLS-10
-        return as_json(STATUS.get(refusal.code, 400), messages.encode(messages.error_response(msg["id"], refusal)))
+    if refusal is not None:  # HTTPX-15, HTTPX-16
+        status = STATUS.get(refusal.code, 400)  # STLS-10: a malformed _meta is 400 too
+        return as_json(status, messages.encode(messages.error_response(msg["id"], refusal)))
     slots = _slots(app)
     if not slots.acquire(blocking=False):  # point 5: at most max_sessions of them at once
         return refuse(503, f"this server already serves {app.max_sessions} requests of 2026-07-28; try again later",

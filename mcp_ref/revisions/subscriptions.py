@@ -108,5 +108,5 @@ def changed(server: Any, method: str, params: dict[str, Any] | None = None) -> i
     """Tell every listener of ``server`` whose filter asked for it (SUBS-01); how many were told."""
     with _lock:
         listeners = list(_listeners.get(server, ()))
-    return sum(listener.send(method, params or {}) for listener in listeners
-               if listener.wants(method, params or {}))  # SUBS-01, LISTS-04, LISTS-06
+    return sum(listener.send(method, params or {}) for listener in listeners  # LISTS-04, LISTS-06
+               if listener.wants(method, params or {}))  # SUBS-01

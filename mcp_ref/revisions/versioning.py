@@ -99,6 +99,6 @@ def refusal(spoken: tuple[str, ...], method: str, params: Any) -> McpError | Non
                              "the client brings no capability)")
     if CLIENT_INFO_KEY in meta and not isinstance(meta[CLIENT_INFO_KEY], dict):
         return InvalidParams(f"Invalid params: _meta[{CLIENT_INFO_KEY!r}] must be an object")
-    if method in GONE:  # STLS-26, STLS-28, LOGX-04: not part of this revision
-        return MethodNotFound(f"Method not found: {method} is not part of {version}")
+    if method in GONE:  # STLS-26, STLS-28: not part of this revision
+        return MethodNotFound(f"Method not found: {method} is not part of {version}")  # LOGX-04: setLevel too
     return None
