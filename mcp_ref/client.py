@@ -10,7 +10,9 @@ In short:
    server as a child process; the constructor takes any transport.
 2. Connecting runs the lifecycle: ``initialize`` with our version, capabilities and name
    (LC-04..06), a check of the version the server chose (LC-13), then
-   ``notifications/initialized`` (LC-08). Nothing else is sent before (LC-09).
+   ``notifications/initialized`` (LC-08). Nothing else is sent before (LC-09), but for the probe
+   of a later revision without a handshake when ``protocol_versions=`` lists 2026-07-28
+   (``server/discover``, revisions/stateless_client.py: a server of it is spoken to in it).
 3. Requests the server may send to a client are listed in ``Client.request_handlers``:
    method string -> handler; anything else is answered -32601.
 4. Every request waits at most ``timeout`` seconds (LC-24); then the server is told
@@ -42,8 +44,8 @@ from . import roots as roots_
 from .machinery import tracing
 from .machinery.threads import lifetime
 from .machinery.transport import Transport
-from .messages import ConnectionClosed, MethodNotFound
-from .revisions import batches, elicitation, param_headers, stateless_client, structured_output
+from .messages import ConnectionClosed, McpError, MethodNotFound
+from .revisions import batches, client_subscriptions, elicitation, param_headers, stateless_client, structured_output
 from .revisions.elicitation import ElicitationHandler
 from .session import DEFAULT_TIMEOUT, ProgressCallback, RequestContext, Session, TraceCallback
 from .stdio import MAX_LINE_BYTES, SubprocessTransport
@@ -253,12 +255,14 @@ class Client(elicitation.AnsweringElicitation):
         self._session.start()
         try:
             self._session.lifecycle.capabilities = self.capabilities()  # what we declare, kept for later checks
-            if stateless_client.discovered(self):  # 2026-07-28: server/discover, no handshake (STDIO-06, DISC-02)
+            if client_subscriptions.discovered(self):  # 2026-07-28: server/discover, no handshake (STDIO-06, DISC-02)
                 return self
             handshake = stateless_client.handshake_versions(self.protocol_versions)  # those with initialize
-            result = self._session.request(  # LC-22: bounded by the timeout like every request
-                "initialize", lifecycle.initialize_params(self.client_info, self._session.lifecycle.capabilities, handshake)
-            )
+            try:  # LC-22: bounded by the timeout like every request
+                result = self._session.request("initialize", lifecycle.initialize_params(
+                    self.client_info, self._session.lifecycle.capabilities, handshake))
+            except McpError as exc:  # -32022 naming 2026-07-28: a server still starting when the probe gave up
+                return client_subscriptions.rediscovered(self, exc)
             lifecycle.accept_initialize_result(self._session.lifecycle, result, handshake)  # LC-13
             if self.protocol_version == batches.REVISION:  # a server of 2025-03-26 may send us a JSON array
                 self._session.on_batch = batches.receive_batch
@@ -348,9 +352,10 @@ class Client(elicitation.AnsweringElicitation):
         timeout: float | None = None, on_progress: ProgressCallback | None = None,
     ) -> dict[str, Any]:
         """Send any request; return its result as on the wire, or raise ``McpError``. With a server of
-        2026-07-28, its ``_meta`` and its rounds of input are revisions/stateless_client.py's."""
+        2026-07-28, its ``_meta`` and its rounds of input are revisions/stateless_client.py's (the
+        methods that revision took away: revisions/client_subscriptions.py)."""
         if self._session.lifecycle.protocol_version in lifecycle.STATELESS_REVISIONS:  # (no probe, no handshake)
-            return stateless_client.request(self, method, params, timeout=timeout, on_progress=on_progress)
+            return client_subscriptions.request(self, method, params, timeout=timeout, on_progress=on_progress)
         return self._session.request(method, params, timeout=timeout, on_progress=on_progress)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:

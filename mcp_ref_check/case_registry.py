@@ -12,7 +12,7 @@ The kit's imports form layers, with no cycle (tests/check/test_check.py walks th
 2. sessions: ``peer`` (the kit as a client), ``server_run`` (a server run's connections and
    discovery), ``server_check`` and ``client_check`` (the check contexts a case receives),
    ``client_links``, and ``helpers`` and ``hostile_helpers`` (what several server cases share);
-3. the case modules (``server_*``, ``client_cases``), which import the layers above and never
+3. the case modules (``server_*``, ``client_*``), which import the layers above and never
    each other, nor this module;
 4. this registry; then ``runner`` (a whole run), ``report`` and ``cli``.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their cases)
     client_cases,
+    client_features,
     client_revisions,
     client_stateless,
     server_basic_utilities,

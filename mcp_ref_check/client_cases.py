@@ -37,6 +37,7 @@ from .client_links import StdioLink, in_words
 from .model import client_case
 from .revisions import since
 from .shapes import json_text
+from .stateless_meta import probes_2026
 from .stdio_relay import LINGER
 from .wire import Incoming, shown
 
@@ -46,8 +47,6 @@ TRANSPORTS = "basic/transports"
 PING = "basic/utilities/ping"
 CANCELLATION = "basic/utilities/cancellation"
 PROGRESS = "basic/utilities/progress"
-ROOTS = "client/roots"
-SAMPLING = "client/sampling"
 
 # Which server capability each method needs (completion/complete needs none in 2024-11-05, and
 # completions from 2025-03-26, which the checking server then declares).
@@ -144,10 +143,17 @@ def sends_initialized(t: ClientCheck) -> None:
 
 @client_case(LIFECYCLE, "LC-09")
 def only_pings_before_the_initialize_result(t: ClientCheck) -> None:
-    """Until the server has answered initialize, the client sends no request but ping. A newer
-    revision's probe such as server/discover counts, once: this is the one warning for it."""
+    """Until the server has answered initialize, the client sends no request but ping. One
+    exception, which a later revision asks for: a client that also speaks 2026-07-28 first probes
+    with ``server/discover`` naming that revision in ``_meta`` (its backward compatibility,
+    STDIO-06), and falls back to initialize when refused; that probe is noted, not counted. Any
+    other request (a discover naming no such revision among them) is the one warning here."""
     limit = t.s.init_answered_at if t.s.init_answered_at is not None else float("inf")
-    early = [m for m in requests(t) if m.seq < limit and method_of(m) not in ("ping", "initialize")]
+    before = [m for m in requests(t) if m.seq < limit and method_of(m) not in ("ping", "initialize")]
+    early = [m for m in before if not probes_2026(m.msg)]
+    if len(early) < len(before):
+        t.note("probed with server/discover naming 2026-07-28 before initialize, as that revision's backward "
+               "compatibility asks of a client of both eras (STDIO-06): not counted against LC-09")
     t.check(not early, "LC-09", f"sent {', '.join(method_of(m) for m in early)} before the initialize result",
             got=shown(early[0].raw) if early else None)
 
@@ -401,49 +407,3 @@ def progress_tokens_are_unique(t: ClientCheck) -> None:
         if holder is not None and holder not in answered:
             t.fail("PROG-02", f"progress token {json_text(token)} is already used by a request in flight", got=shown(entry.data))
         active[repr(token)] = repr(msg["id"])
-
-
-# --- client/roots and client/sampling ------------------------------------------------------------
-
-
-@client_case(ROOTS, "ROOT-01", "ROOT-03")
-def roots_list_is_answered(t: ClientCheck) -> None:
-    """A client that declared roots answers roots/list with a roots array of file:// URIs (each
-    with an optional name)."""
-    if not isinstance(t.s.client_capabilities.get("roots"), dict):
-        t.skip("the client does not declare roots")
-    found = probe(t, "roots")
-    if found.reply is None:
-        t.fail("ROOT-01", "no response to roots/list", found.sent, f"(nothing within {t.timeout:g} s)")
-    if "error" in found.reply:
-        t.note(f"roots/list was refused: {shown(found.got)}")
-        return
-    problems = result_shapes.list_result(found.reply.get("result"), "roots", result_shapes.root)
-    t.shape_problems([p for p in problems if "file://" in p], "ROOT-03", "the roots", found)
-    t.shape_problems([p for p in problems if "file://" not in p], "ROOT-01", "the roots/list result", found)
-
-
-@client_case(ROOTS, "LC-15")
-def roots_changes_only_when_declared(t: ClientCheck) -> None:
-    """notifications/roots/list_changed comes only from a client that declared roots.listChanged."""
-    roots = t.s.client_capabilities.get("roots")
-    promised = isinstance(roots, dict) and roots.get("listChanged") is True
-    for incoming in messages(t):
-        if method_of(incoming) == "notifications/roots/list_changed" and not promised:
-            t.fail("LC-15", "sent roots/list_changed without declaring roots.listChanged", got=shown(incoming.raw))
-
-
-@client_case(SAMPLING, "SAMP-05", "SAMP-07")
-def sampling_request_is_answered(t: ClientCheck) -> None:
-    """A client that declared sampling answers sampling/createMessage with a result (role, text or
-    image content, model, optional stopReason) or an error (the user may refuse)."""
-    if not isinstance(t.s.client_capabilities.get("sampling"), dict):
-        t.skip("the client does not declare sampling")
-    found = probe(t, "sampling")
-    if found.reply is None:
-        t.fail("SAMP-05", "no response to sampling/createMessage", found.sent, f"(nothing within {t.timeout:g} s)")
-    if "error" in found.reply:
-        t.note(f"sampling was refused: {shown(found.got)}")
-        return
-    t.shape_problems(result_shapes.create_message_result(found.reply.get("result")), "SAMP-05",
-                     "the sampling/createMessage result", found)

@@ -273,7 +273,7 @@ def _why_not(target: Any, args: argparse.Namespace, exc: Exception) -> str:
     (machinery/reach.py): a command that did not start, or a URL where nothing answers HTTP;
     otherwise the kit's own account of what happened."""
     from mcp_ref.machinery.http.client_plumbing import MCP_ENDPOINT, SSE_ENDPOINT
-    from mcp_ref.machinery.reach import http_unreachable, not_started
+    from mcp_ref.machinery.reach import not_started
 
     where = target.describe()
     if target.kind == "stdio":
@@ -287,6 +287,22 @@ def _why_not(target: Any, args: argparse.Namespace, exc: Exception) -> str:
         return f"could not start {where!r}: {reason}" if reason else f"could not connect to {where!r}: {exc}"
     why = http_unreachable(where, args.timeout, MCP_ENDPOINT if target.kind == "http" else SSE_ENDPOINT)
     return f"could not connect to {where!r}: {why or exc}"
+
+
+def http_unreachable(url: str, timeout: float, endpoint: Any) -> str | None:
+    """After a failure whose cause is not known here (the checker's own HTTP wire says only that
+    the connection ended), one plain request to the URL tells whether anything answers there at
+    all; if nothing does, why, as the library's HTTP clients say it. None when something answered
+    (whatever it said)."""
+    import requests
+
+    from mcp_ref.machinery.http.client_plumbing import unreachable
+
+    try:
+        requests.head(url, timeout=(timeout, timeout), allow_redirects=False).close()
+    except requests.RequestException as exc:
+        return unreachable(url, exc, timeout, endpoint)
+    return None
 
 
 def _client_not_started(program: str, exc: Exception) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from mcp_ref import Client, Server
+from mcp_ref.lifecycle import SUPPORTED_PROTOCOL_VERSIONS
 from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref.session import Session
 
@@ -199,6 +200,7 @@ def stdio_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
     def make(target: str | None = TEST_SERVER, **kwargs: Any) -> Client:
         kwargs.setdefault("timeout", 10.0)
+        kwargs.setdefault("protocol_versions", HANDSHAKE)
         client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
         clients.append(client)
         return client
@@ -215,6 +217,7 @@ def memory_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
     def make(server: Server, **kwargs: Any) -> Client:
         kwargs.setdefault("timeout", 10.0)
+        kwargs.setdefault("protocol_versions", HANDSHAKE)
         server_end, client_end = MemoryTransport.pair()
         server.open_session(server_end).start()
         client = Client(client_end, trace=tap, **kwargs).connect()
@@ -227,6 +230,10 @@ def memory_client(tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
 
 DEMO_SERVER = "mcp_ref.demo_server:server"
+# The clients of these factories offer the revisions with a handshake (2024-11-05 and its deltas),
+# whose pages most tests are about: no probe. What a default Client does with a server of
+# 2026-07-28 is tests/revisions/'s (test_client_subscriptions.py, test_stateless_client.py).
+HANDSHAKE = SUPPORTED_PROTOCOL_VERSIONS
 TRANSPORTS = ["stdio", "sse", "http"]  # http: Streamable HTTP (2025-03-26 transport, 2024-11-05 messages)
 
 
@@ -266,6 +273,7 @@ def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
 
     def make(target: str = DEMO_SERVER, **kwargs: Any) -> Client:
         kwargs.setdefault("timeout", 10.0)
+        kwargs.setdefault("protocol_versions", HANDSHAKE)
         if request.param == "stdio":
             client = Client.stdio(server_command(target), trace=tap, cwd=str(ROOT), **kwargs)
         elif request.param == "http":  # the URL announced first is the /mcp endpoint

@@ -466,6 +466,13 @@ MUTANTS += [
       "        pass", _T26 + "test_subscriptions.py::test_the_acknowledgement_comes_first_and_names_what_is_honoured"),
     M("SUBS-10", _SUBS, '{**params, "_meta": {SUBSCRIPTION_KEY: self.subscription_id}})  # SUBS-10', "params)  #",
       _T26 + "test_subscriptions.py::test_only_what_the_filter_asked_for_arrives_tagged_with_its_subscription"),
+    # client: client_subscriptions.py
+    M("SUBS-05", "mcp_ref/revisions/client_subscriptions.py",
+      "        if (current is not None and tag == current.id) or tag in state.acknowledged:", "        if True:",
+      _T26 + "test_client_subscriptions.py::test_notifications_of_another_subscription_are_dropped"),
+    M("SUBS-09", "mcp_ref/revisions/client_subscriptions.py", "    if _filter(client, state):  # SUBS-09",
+      "    if False:  #", _T26 + "test_client_subscriptions.py::test_on_list_changed_hears_a_change_through_a_"
+      "subscription_opened_at_connect[stdio]"),
     # client: stateless_client.py
     M("STLS-09", _SCLIENT, "CAPABILITIES_KEY: client.session.lifecycle.capabilities,  # on every request\n", "",
       _T26 + "test_stateless_client.py::test_every_request_carries_the_revision_the_capabilities"

@@ -56,7 +56,8 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
 def add_protocol_version_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
     """``--protocol-version V``: the one revision the client offers (one of lifecycle.ALL_REVISIONS:
     2026-07-28, without a handshake, too: revisions/stateless_client.py)."""
-    said = f"default {default}" if default else "default: offer every one with a handshake and use the newest the server speaks"
+    said = (f"default {default}" if default else
+            "default: offer every one with a handshake and use the newest the server speaks")
     parser.add_argument("--protocol-version", choices=ALL_REVISIONS, default=default, metavar="V",
                         help=f"offer only this protocol revision, one of {', '.join(ALL_REVISIONS)} ({said})")
 

@@ -3,21 +3,15 @@
 Not a spec section: shared by the commands that connect (request_cmd.py for ``request`` and
 ``inspect``, mcp_ref_check/command.py for ``check``), so that every transport's failure to connect reads as
 clearly as HTTP with SSE's (machinery/http/client_plumbing.py, ``unreachable``):
-
-1. ``not_started(program, exc)``: a command that could not be started, because there is no such
-   program (the PATH, or the path given) or it may not be run (permissions); None for any other
-   reason. Read from the exceptions ``exc`` was raised from, never from their text.
-2. ``http_unreachable(url, timeout, endpoint)``: after a failure whose cause is not known here
-   (the checker's own HTTP wire says only that the connection ended), one plain request to the
-   URL tells whether anything answers there at all; if nothing does, why, as the HTTP clients
-   say it. None when something answered.
+``not_started(program, exc)``: a command that could not be started, because there is no such
+program (the PATH, or the path given) or it may not be run (permissions); None for any other
+reason. Read from the exceptions ``exc`` was raised from, never from their text. (The checker's
+``http_unreachable``, which asks a URL whether anything answers there at all, is its own.)
 """
 
 from __future__ import annotations
 
 import os
-
-from .http.client_plumbing import Endpoint, unreachable
 
 
 def causes(exc: BaseException) -> list[BaseException]:
@@ -31,7 +25,7 @@ def causes(exc: BaseException) -> list[BaseException]:
 
 
 def not_started(program: str, exc: BaseException) -> str | None:
-    """Point 1: why ``program`` could not be started, and what to check; None if it is not that."""
+    """Why ``program`` could not be started, and what to check; None if it is not that."""
     chain = causes(exc)
     if any(isinstance(cause, FileNotFoundError) for cause in chain):
         if os.sep in program:
@@ -41,15 +35,4 @@ def not_started(program: str, exc: BaseException) -> str | None:
     if any(isinstance(cause, PermissionError) for cause in chain):
         return (f"{program!r} cannot be run (permission denied); check that it is an executable program, or run "
                 f"it through its interpreter (e.g. python {program})")
-    return None
-
-
-def http_unreachable(url: str, timeout: float, endpoint: Endpoint) -> str | None:
-    """Point 2: why nothing answers HTTP at ``url``; None if something does (whatever it says)."""
-    import requests
-
-    try:
-        requests.head(url, timeout=(timeout, timeout), allow_redirects=False).close()
-    except requests.RequestException as exc:
-        return unreachable(url, exc, timeout, endpoint)
     return None

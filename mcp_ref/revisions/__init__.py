@@ -24,7 +24,9 @@ with its spec link and the place in the code that does it:
    (``versioning.py``) and is served alone (``stateless.py``, over HTTP ``stateless_http.py``);
    ``server/discover``; results that ask the client for input (``mrtr.py``). A server speaks it
    beside the revisions with a handshake: a request that names its revision in ``_meta`` is of
-   this era, an ``initialize`` opens a session of the other.
+   this era, an ``initialize`` opens a session of the other. A client offering it probes first and
+   speaks it where the server does (``stateless_client.py``; ``client_subscriptions.py`` for what the
+   revision took away: ping, the log level, subscriptions).
 
 How a revision hooks in: the revisions mcp_ref speaks are listed, in the order they were
 published, in lifecycle.py (``REVISIONS``, and ``STATELESS_REVISIONS`` for 2026-07-28, which is

@@ -20,13 +20,18 @@ What a client of both eras does, and how ``mcp_ref.Client`` does it:
    ``PROBE_TIMEOUT``, means a server of the handshake: the client runs ``initialize`` as before.
    The era belongs to the server, so it is found once per connection.
 2. ``Client(protocol_versions=...)`` chooses: handshake revisions only (the default, for now:
-   ``DEFAULT_VERSIONS``), no probe at all, the client of before; ``2026-07-28`` only, the probe and
-   never the handshake (a server of the handshake is an error that says so); both (``ALL_VERSIONS``),
-   the probe, then either.
+   ``DEFAULT_VERSIONS``), no probe at all, the client of before; every revision (``ALL_VERSIONS``),
+   the probe, then either era; ``2026-07-28`` only, the probe and never the handshake (a server of
+   the handshake is an error that says so). A server still starting when the probe gave
+   up answers the ``initialize`` that follows with -32022 naming 2026-07-28: the client then asks
+   ``server/discover`` again, without the probe's short bound (``rediscovered``).
 3. Every request of this era carries, in ``params._meta`` beside whatever the caller put there
    (a ``progressToken``), the revision, the capabilities the client brings, and its name
-   (``request``). What the revision dropped (``ping``, ``logging/setLevel``,
-   ``resources/subscribe``, ``resources/unsubscribe``) fails here, and nothing is sent.
+   (``request``), and the log level ``set_logging_level`` chose, if any (``Connection``: what the
+   client keeps about one connection of this era). What the revision took away has a stand-in
+   (client_subscriptions.py, which ``Client`` calls first: ``ping`` asks ``server/discover``, the
+   log level goes with each request, ``resources/subscribe`` becomes ``subscriptions/listen``);
+   the rest (``initialize`` asked by hand) fails here, and nothing is sent.
 4. A result says what kind it is: no ``resultType`` is a complete one, a kind the client does
    not know is an error. ``input_required`` (only for ``tools/call``, ``prompts/get`` and
    ``resources/read``) lists in ``inputRequests`` what the server would once have asked with a
@@ -45,17 +50,18 @@ What a client of both eras does, and how ``mcp_ref.Client`` does it:
    back as before. A request is cancelled by closing its response stream, never by a
    ``notifications/cancelled`` POST; over stdio by that notification, as before.
 
-Not done here: ``subscriptions/listen`` (no list-change or resource-update notifications in this
-era), the per-request log level (no ``io.modelcontextprotocol/logLevel`` is sent, so a server
-sends no log message), the ``Mcp-Param-*`` headers (``x-mcp-header``), and the re-sending of a
-request whose stream broke (it fails, as any lost request does).
+Not done here: the re-sending of a request whose stream broke (it fails, as any lost request
+does). The ``Mcp-Param-*`` headers are param_headers.py's.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
+import weakref
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..lifecycle import REVISIONS, STATELESS_REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, Phase, implementation_info
@@ -68,6 +74,7 @@ from .versioning import (
     CLIENT_INFO_KEY,
     DISCOVER,
     GONE,
+    LOG_LEVEL_KEY,
     MODERN_ERRORS,
     SERVER_INFO_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -75,11 +82,11 @@ from .versioning import (
 )
 
 __all__ = ["ALL_VERSIONS", "DEFAULT_VERSIONS", "MAX_ROUNDS", "PROBE_TIMEOUT", "discovered", "handshake_versions",
-           "http_headers", "refused", "request"]
+           "http_headers", "rediscovered", "refused", "request"]
 
 # What a Client offers when not told (point 2): the revisions with a handshake, as before 2026-07-28.
-# ALL_VERSIONS (the five, newest first) makes every default client probe, and then a server of both
-# eras (mcp_ref's Server by default; the official SDKs since 2026-07-28) is reached in 2026-07-28.
+# ALL_VERSIONS (the five, newest first) makes a client probe, and then a server of both eras
+# (mcp_ref's Server by default; the official SDKs since 2026-07-28) is reached in 2026-07-28.
 ALL_VERSIONS = tuple(reversed(REVISIONS + STATELESS_REVISIONS))
 DEFAULT_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS
 PROBE_TIMEOUT = 5.0  # seconds a client of both eras waits for server/discover before taking silence as "legacy"
@@ -105,15 +112,44 @@ def meta(client: Any, params: dict[str, Any] | None, version: str) -> dict[str, 
     given["_meta"] = {**own, VERSION_KEY: version,  # STLS-09: the revision and the capabilities,
                       CAPABILITIES_KEY: client.session.lifecycle.capabilities,  # on every request
                       CLIENT_INFO_KEY: implementation_info(client.client_info, version)}  # STLS-11
+    level = connection(client.session).log_level
+    if level is not None:  # LOGX-02: the level set_logging_level chose, on every request
+        given["_meta"][LOG_LEVEL_KEY] = level
     return given
+
+
+@dataclass
+class Connection:
+    """What a client keeps about one connection of this era (nothing at all is kept by the server)."""
+
+    log_level: str | None = None  # client_subscriptions.py, point 2
+    uris: list[str] = field(default_factory=list)  # (point 3 there) the URIs subscribe_resource asked for
+    listening: Any = None  # the open subscriptions/listen request (an OutgoingRequest), if any
+    # Subscription id -> the filter its acknowledgement honours, until ``listen`` takes it (an
+    # acknowledgement may come before ``start_request`` has returned the request's id): at most
+    # MAX_WAITING, so a server sending acknowledgements of its own invention fills nothing.
+    acknowledged: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    changed: threading.Condition = field(default_factory=threading.Condition)  # an acknowledgement came
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one change of subscription at a time
+
+
+# One entry per session of this era, gone with its session (a weak key): owned here, bounded by the sessions.
+_connections: weakref.WeakKeyDictionary[Any, Connection] = weakref.WeakKeyDictionary()
+_table_lock = threading.Lock()
+
+
+def connection(session: Any) -> Connection:
+    with _table_lock:
+        return _connections.setdefault(session, Connection())
 
 
 # --- finding the era (point 1) -------------------------------------------------------------------
 
 
-def discovered(client: Any) -> bool:
+def discovered(client: Any, *, patient: bool = False) -> bool:
     """Probe with ``server/discover``; True when the server is of this era (its answer is kept in
-    the session's lifecycle, as an ``initialize`` result is), False to run the handshake."""
+    the session's lifecycle, as an ``initialize`` result is), False to run the handshake.
+    ``patient``: the server is known to be of this era; wait as long as for any request."""
     modern = [version for version in client.protocol_versions if version in STATELESS_REVISIONS]
     legacy = handshake_versions(client.protocol_versions)
     if not modern:
@@ -123,7 +159,7 @@ def discovered(client: Any) -> bool:
     if isinstance(capabilities.get("roots"), dict):  # this era has no notifications/roots/list_changed
         capabilities["roots"] = {key: value for key, value in capabilities["roots"].items() if key != "listChanged"}
     session.lifecycle.capabilities = capabilities
-    bound = min(PROBE_TIMEOUT, session.default_timeout) if legacy else session.default_timeout
+    bound = min(PROBE_TIMEOUT, session.default_timeout) if legacy and not patient else session.default_timeout
     tried: list[str] = []
     version = modern[0]
     while True:
@@ -168,6 +204,20 @@ def discovered(client: Any) -> bool:
             continue
         _keep(session.lifecycle, result, version)
         return True
+
+
+def rediscovered(client: Any, exc: McpError) -> Any:
+    """``initialize`` after the probe was refused with -32022 naming a revision of this era that
+    we speak: the server was still starting when the probe gave up, and is of this era after all.
+    Ask ``server/discover`` again (bounded by the client's timeout now) and return the client;
+    any other error is raised as it came (point 2)."""
+    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+    modern = [v for v in client.protocol_versions if v in STATELESS_REVISIONS]
+    if exc.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(supported, list) or not set(modern) & set(supported):
+        raise exc
+    if not discovered(client, patient=True):
+        raise exc
+    return client
 
 
 def _legacy_only(client: Any, what: str) -> McpError:

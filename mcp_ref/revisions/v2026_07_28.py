@@ -45,7 +45,14 @@ Removes
      ``resources/subscribe`` and ``resources/unsubscribe`` (versioning.py ``GONE``: -32601); the
      GET stream and stream resumption; requests from the server to the client.
 
-Not done yet: ``x-mcp-header`` and the ``Mcp-Param-*`` headers (MPARAM-*), and the tasks
+The client's side: a ``Client`` offering it probes with ``server/discover`` and speaks the
+revision wherever the server does (stateless_client.py; by default a client still offers the
+handshake revisions only); what item 11 took away keeps its method on
+``Client``, done this revision's way (client_subscriptions.py: ``ping`` asks ``server/discover``,
+the log level goes with each request, subscriptions go through ``subscriptions/listen``); the
+``x-mcp-header`` parameters become ``Mcp-Param-*`` headers (param_headers.py).
+
+Not done yet: the server's check of the ``Mcp-Param-*`` headers (MPARAM-11..13), and the tasks
 extension (no longer part of the core protocol).
 """
 

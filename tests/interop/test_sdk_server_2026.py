@@ -21,9 +21,9 @@ request carrying the server's ``requestState`` back unchanged. The servers: the 
 ``InputRequiredResult`` itself (modern_lowlevel_server.py; over HTTP in its event-stream and its
 JSON-response modes). Every message is checked against the 2026-07-28 schema by the tap.
 
-Known failure, marked xfail(strict): a client offering every revision, whose probe times out while
-the SDK's server is still starting over stdio, falls back to initialize, which that server (having
-answered the probe late) refuses; the client does not take the late answer
+A client offering every revision whose probe times out while the SDK's server is still starting
+over stdio falls back to initialize, which that server (having answered the probe late) refuses
+with -32022 naming 2026-07-28: the client then asks server/discover again and reaches it
 (test_our_client_reaches_a_slow_starting_sdk_server).
 """
 
@@ -92,18 +92,6 @@ def sdk_server(script: str, transport: str) -> Iterator[SdkServer]:
         yield server
     finally:
         server.close()
-
-
-@pytest.fixture(autouse=True)
-def patient_probe(request: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The SDK's Python server can take more than the probe's 5 s to start on a loaded machine, and
-    a client offering every revision then falls back to initialize, which the server refuses (the
-    race is its own test, test_our_client_reaches_a_slow_starting_sdk_server): the other tests wait
-    as long as any request does, so that they test what they say and not the start-up."""
-    if request.node.get_closest_marker("xfail") is None:
-        from mcp_ref.revisions import stateless_client
-
-        monkeypatch.setattr(stateless_client, "PROBE_TIMEOUT", 20.0)
 
 
 @pytest.fixture
@@ -224,12 +212,6 @@ def test_our_client_answers_the_sdk_lowlevel_servers_input_required_results(lowl
     assert_rounds(tap, "ask", 3)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "client (stateless_client.py, not this helper's to fix): the probe's timeout includes the server's start-up. "
-    "Silence past PROBE_TIMEOUT sends notifications/cancelled for server/discover, then initialize. The SDK server "
-    "reads both only once it is up: it answers the discover (a DiscoverResult: it is modern) and refuses initialize "
-    "with -32022 'connection is serving the 2026-07-28 protocol', data.supported ['2026-07-28']. The Client raises "
-    "instead of taking the late DiscoverResult, or the -32022 (a modern error naming a version it speaks)"))
 def test_our_client_reaches_a_slow_starting_sdk_server(tap: SchemaTap, monkeypatch: pytest.MonkeyPatch) -> None:
     """Over stdio the server may still be starting when the probe goes out (the SDK's Python server
     takes seconds on a loaded machine; the probe waits ``PROBE_TIMEOUT``, 5 s). Here the start takes

@@ -25,6 +25,11 @@ Over stdio (each line is a message):
 - ``serves-ping``: ping is answered {} (the dropped methods)
 - ``early-change``: a tools list_changed comes before the subscription's acknowledgment (SUBS-02)
 - ``untagged``: change notifications lose their subscriptionId (SUBS-10)
+- ``foreign-tag``: change notifications carry another subscription's id (a client's SUBS-05)
+- ``unacknowledged-uris``: acknowledgements leave resourceSubscriptions out (a client's SUBS-04)
+- ``mute-listen``: subscriptions/listen requests are swallowed (never acknowledged)
+- ``mute-after-discover``: only the first server/discover is answered; later ones are swallowed
+  (a client's ping_interval, which asks server/discover in this revision)
 Over HTTP:
 - ``http-no-header-checks``: the headers are rewritten from the body before the server sees them
   (HTTPX-14, HTTPX-21)
@@ -56,6 +61,7 @@ class Relay:
         self.methods: dict[str, str] = {}  # request id (as JSON) -> method
         self.states: list[str] = []  # requestStates the server gave
         self.lock = threading.Lock()
+        self.discovers = 0  # server/discover requests seen (mute-after-discover)
 
     def inbound(self, msg: Any) -> tuple[Any, Any]:
         """(what goes on to the server or None, an answer of the relay's own or None)."""
@@ -66,6 +72,13 @@ class Relay:
         if "id" in msg and isinstance(method, str):
             with self.lock:
                 self.methods[json.dumps(msg["id"])] = method
+        if "mute-listen" in self.modes and method == "subscriptions/listen":
+            return None, None
+        if "mute-after-discover" in self.modes and method == "server/discover":
+            with self.lock:
+                self.discovers += 1
+                if self.discovers > 1:
+                    return None, None
         if "serves-ping" in self.modes and method == "ping" and meta is not None and META + "protocolVersion" in meta:
             return None, {"jsonrpc": "2.0", "id": msg.get("id"), "result": {
                 "resultType": "complete", "_meta": {META + "serverInfo": {"name": "broken", "version": "1"}}}}
@@ -111,6 +124,13 @@ class Relay:
         if "untagged" in self.modes and str(msg.get("method", "")).endswith("list_changed") and isinstance(params, dict):
             if isinstance(params.get("_meta"), dict):
                 params["_meta"].pop(META + "subscriptionId", None)
+        if "foreign-tag" in self.modes and str(msg.get("method", "")).startswith("notifications/") and \
+                isinstance(params, dict) and isinstance(params.get("_meta"), dict) and \
+                isinstance(params["_meta"].get(META + "subscriptionId"), int) and "acknowledged" not in msg["method"]:
+            params["_meta"][META + "subscriptionId"] += 1000
+        if "unacknowledged-uris" in self.modes and msg.get("method") == "notifications/subscriptions/acknowledged":
+            if isinstance(params, dict) and isinstance(params.get("notifications"), dict):
+                params["notifications"].pop("resourceSubscriptions", None)
         return msg
 
 

@@ -19,7 +19,11 @@ from mcp.server.mcpserver import Context, MCPServer
 
 warnings.simplefilter("ignore")  # the SDK marks 2024-era features as deprecated in its newest revision
 
-mcp = MCPServer("sdk-mcpserver")
+# The SDK logs each handler error with a rich traceback on stderr, about a second of CPU per error
+# (an unknown prompt, a bad argument); on a loaded machine that outlasted the kit's step timeout
+# and turned the README table's warnings into failures. Its own log_level setting quiets it: the
+# protocol (every answer, every notifications/message) is unchanged.
+mcp = MCPServer("sdk-mcpserver", log_level="CRITICAL")
 
 
 @mcp.tool()
