@@ -40,22 +40,25 @@ def answer(ctx: RequestContext) -> dict[str, Any]:
     return {}  # PING-01, PING-12: the faces run it inline, before anything else
 
 
-def keep_alive(session: Session, interval: float, timeout: float | None = None) -> threading.Thread:
+def keep_alive(session: Session, interval: float, timeout: float | None = None, *, method: str = METHOD,
+               params: dict[str, Any] | None = None) -> threading.Thread:
     """Ping the peer every ``interval`` seconds until the session closes (PING-05, PING-06). A ping
     with no answer within ``timeout`` (default: ``interval``) means the connection is dead: it is
     logged and the session closed, failing every pending call (PING-02, PING-03, PING-09, PING-11).
-    Returns the pinging thread, which belongs to the session and ends when it closes."""
+    Returns the pinging thread, which belongs to the session and ends when it closes. (``method``
+    and ``params``: what a ping is where the revision has none, revisions/client_subscriptions.py.)"""
     wait = timeout or interval  # PING-06, PING-07: how often, and how long to wait, are the caller's
+    what = "a ping" if method == METHOD else method
 
     def keep_pinging() -> None:
         while not session.closed.wait(interval):
             try:
-                session.request(METHOD, timeout=wait)
+                session.request(method, params, timeout=wait)
             except RequestTimeout:
                 # PING-03, PING-09
                 # PING-11: an unanswered ping is logged and ends the connection
-                log.warning("%s: no answer to ping within %g s; closing the connection", session.name, wait)
-                session.close(f"the peer did not answer a ping within {wait:g} s")
+                log.warning("%s: no answer to %s within %g s; closing the connection", session.name, what, wait)
+                session.close(f"the peer did not answer {what} within {wait:g} s")
                 return
             except McpError:
                 return  # the session closed meanwhile

@@ -13,7 +13,7 @@ https://modelcontextprotocol.io/specification/2026-07-28/changelog (ping and log
 1. ``ping()``: the revision has no ``ping``. Every server of it answers ``server/discover``, so
    that is what a ping asks: a round trip that proves the server is there, its result dropped.
    ``ping_interval=N`` asks it every N seconds, and closes the connection when it goes unanswered,
-   as a ping would (``keep_alive``).
+   as a ping would (ping.py's ``keep_alive``, told what to send).
 2. ``set_logging_level(level)``: the revision asks for log messages per request, with
    ``io.modelcontextprotocol/logLevel`` in ``_meta``; a request without it gets none (LOGX-01).
    The call checks the level, keeps it for this connection and sends nothing; every later request
@@ -39,12 +39,11 @@ https://modelcontextprotocol.io/specification/2026-07-28/changelog (ping and log
 from __future__ import annotations
 
 import logging
-import threading
 import time
-import weakref
 from typing import Any, TypeVar
 
 from .. import logs
+from .. import ping as ping_
 from ..messages import InvalidParams, McpError, RequestTimeout
 from . import stateless_client
 from .stateless_client import Connection, connection, meta
@@ -64,7 +63,7 @@ TAGGED = ("notifications/tools/list_changed", "notifications/prompts/list_change
 
 def discovered(client: Any) -> bool:
     """``stateless_client.discovered``, then, for a server of this era, what the callbacks hear
-    (``start``) and ``ping_interval`` (``keep_alive``)."""
+    (``start``) and ``ping_interval`` (ping.py's ``keep_alive``, asking ``server/discover``)."""
     if not stateless_client.discovered(client):
         return False
     _started(client)
@@ -80,8 +79,9 @@ def rediscovered(client: C, exc: Any) -> C:
 
 def _started(client: Any) -> None:
     start(client)  # what the callbacks hear: subscriptions/listen
-    if client.ping_interval:  # PING-05 (what a ping is in this era: point 1)
-        keep_alive(client, client.ping_interval)
+    if client.ping_interval:  # PING-05: this era's ping (point 1), on ping.py's keep-alive thread
+        ping_.keep_alive(client.session, client.ping_interval, method=DISCOVER,
+                         params=meta(client, {}, client.protocol_version))
 
 
 def request(client: Any, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
@@ -97,37 +97,10 @@ def request(client: Any, method: str, params: dict[str, Any] | None, *, timeout:
 # --- points 1 and 2: ping and the log level -------------------------------------------------------
 
 
-def ping(client: Any, version: str, timeout: float | None) -> dict[str, Any]:
+def ping(client: Any, timeout: float | None) -> dict[str, Any]:
     """A ping of this era: ``server/discover``, answered by every server of it; its result dropped."""
-    client.session.request(DISCOVER, meta(client, {}, version), timeout=timeout)
+    client.session.request(DISCOVER, meta(client, {}, client.protocol_version), timeout=timeout)
     return {}
-
-
-def keep_alive(client: Any, interval: float) -> threading.Thread:
-    """``ping_interval`` in this era (point 1): a discover every ``interval`` seconds; one without
-    an answer within ``interval`` closes the connection, failing every call waiting on it."""
-    session = client.session
-    version = client.protocol_version
-    ref = weakref.ref(client)  # the thread must not keep an abandoned client alive
-
-    def keep_asking() -> None:
-        while not session.closed.wait(interval):
-            alive = ref()
-            if alive is None:
-                return
-            try:
-                ping(alive, version, interval)
-            except RequestTimeout:
-                log.warning("%s: no answer to server/discover within %g s; closing the connection", session.name, interval)
-                session.close(f"the server did not answer server/discover (this revision's ping) within {interval:g} s")
-            except McpError:
-                return  # closed, or refused: the connection is not ours to judge any more
-            finally:
-                del alive
-
-    thread = threading.Thread(target=keep_asking, name="mcp_ref-keep-alive", daemon=True)
-    thread.start()
-    return thread
 
 
 def set_log_level(client: Any, params: dict[str, Any]) -> dict[str, Any]:
@@ -257,7 +230,7 @@ def _of_current(state: Connection, handler: Any) -> Any:
 
 
 STAND_INS: dict[str, Any] = {
-    "ping": lambda client, method, params, timeout: ping(client, client.protocol_version, timeout),
+    "ping": lambda client, method, params, timeout: ping(client, timeout),
     "logging/setLevel": lambda client, method, params, timeout: set_log_level(client, params),
     "resources/subscribe": subscribe,
     "resources/unsubscribe": subscribe,
