@@ -294,6 +294,18 @@ def connect(request: Any, tap: SchemaTap) -> Iterator[Callable[..., Client]]:
         server.close()
 
 
+@pytest.fixture
+def handshake_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``Client`` made without ``protocol_versions=`` in this process offers the revisions with
+    a handshake, as it did before 2026-07-28 became part of the default: no probe, a session. The
+    rooms whose tests are about those revisions (the pages, the engine, the machinery, the later
+    transport, scale-out) take it in their conftest.py; what a default client does with a server of
+    2026-07-28 is tests/revisions/'s and tests/interop/'s."""
+    from mcp_ref.revisions import stateless_client
+
+    monkeypatch.setattr(stateless_client, "DEFAULT_VERSIONS", HANDSHAKE)
+
+
 # --- helpers several test files share -------------------------------------------------------
 
 

@@ -466,6 +466,9 @@ MUTANTS += [
       "        pass", _T26 + "test_subscriptions.py::test_the_acknowledgement_comes_first_and_names_what_is_honoured"),
     M("SUBS-10", _SUBS, '{**params, "_meta": {SUBSCRIPTION_KEY: self.subscription_id}})  # SUBS-10', "params)  #",
       _T26 + "test_subscriptions.py::test_only_what_the_filter_asked_for_arrives_tagged_with_its_subscription"),
+    # elicitation.py, URL mode in 2026-07-28
+    M("CFEAT-03", "mcp_ref/revisions/elicitation.py", '        params.pop("elicitationId")', "        pass",
+      _T26 + "test_elicitation.py::test_in_2026_07_28_a_url_elicitation_without_an_id_is_answered_by_the_clients_handler"),
     # client: client_subscriptions.py
     M("SUBS-05", "mcp_ref/revisions/client_subscriptions.py",
       "        if (current is not None and tag == current.id) or tag in state.acknowledged:", "        if True:",

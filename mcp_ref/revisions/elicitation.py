@@ -187,7 +187,7 @@ def elicit_url(session: Any, message: str, url: str, *, elicitation_id: str,
     the interaction, and call ``notify_complete(session, elicitation_id)`` when it is done."""
     params = url_params(message, url, elicitation_id)  # before anything is sent
     _require_mode(session, "url")
-    if since(session.lifecycle.protocol_version, "2026-07-28"):  # a revision that dropped the id (v2026_07_28.py)
+    if since(session.lifecycle.protocol_version, "2026-07-28"):  # CFEAT-03: that revision dropped the id
         params.pop("elicitationId")
     return _ask(session, params, None, timeout)
 
@@ -236,7 +236,7 @@ def notify_complete(session: Any, elicitation_id: str) -> bool:
 # --- the client's side ---------------------------------------------------------------------------
 
 
-def _check_request(params: dict[str, Any], modes: set[str]) -> str:
+def _check_request(params: dict[str, Any], modes: set[str], version: str | None) -> str:
     """Client side: the mode of a well-formed request this client declared; InvalidParams otherwise."""
     param(params, "message", "string")
     mode = str(params.get("mode", "form"))  # item 6: no mode means form
@@ -244,7 +244,8 @@ def _check_request(params: dict[str, Any], modes: set[str]) -> str:
         raise InvalidParams(f"Invalid params: this client takes no {printable(mode)!r}-mode elicitation",
                             {"field": "mode"})
     if mode == "url":
-        param(params, "elicitationId", "string")
+        if not since(version, "2026-07-28"):  # CFEAT-03: 2026-07-28 dropped the id (the round is the request)
+            param(params, "elicitationId", "string")
         problem = _url_problem(params.get("url"))
         if problem is not None:
             raise InvalidParams(f'Invalid params: "url" is not a valid absolute URL: {problem}', {"field": "url"})
@@ -262,12 +263,12 @@ def answer(handler: ElicitationHandler | None, ctx: Any, completions: Completion
         raise MethodNotFound("Method not found: elicitation/create (this client declared no elicitation)")
     modes = _modes(lifecycle.capabilities.get("elicitation")) if since(lifecycle.protocol_version, "2025-11-25") \
         else {"form"}  # 2025-06-18 had form mode only
-    mode = _check_request(ctx.params, modes)
+    mode = _check_request(ctx.params, modes, lifecycle.protocol_version)
     result = handler(ctx.params)
     problem = _answer_problem(result, ctx.params["requestedSchema"] if mode == "form" else None)
     if problem is not None:  # a bug in the host's handler: loud here (logged), -32603 to the server
         raise TypeError(f"the elicitation handler returned {result!r}: {problem}")
-    if result["action"] == "accept" and mode == "url" and completions is not None:
+    if result["action"] == "accept" and mode == "url" and completions is not None and "elicitationId" in ctx.params:
         completions.asked(ctx.params["elicitationId"])
     return {"action": result["action"], **({"content": result["content"]} if result["action"] == "accept"
                                             and mode == "form" else {})}

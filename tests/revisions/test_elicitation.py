@@ -19,6 +19,7 @@ import pytest
 from mcp_ref import Client, InvalidParams, McpError, MethodNotFound, RequestContext, Server
 from mcp_ref.revisions import elicitation
 from mcp_ref.revisions.elicitation_schema import requested_schema
+from mcp_ref.revisions.stateless_client import ALL_VERSIONS
 
 from ..conftest import ROOT, server_command
 
@@ -267,6 +268,23 @@ def test_over_stdio_with_a_server_process(tap: Any) -> None:
         assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": "accept", "content": ADA}
         assert json.loads(client.call_tool("pay")["content"][0]["text"]) == {"action": "accept"}
     assert tap.methods("<-").count("elicitation/create") == 2
+
+
+def test_in_2026_07_28_a_url_elicitation_without_an_id_is_answered_by_the_clients_handler() -> None:
+    """That revision dropped ``elicitationId`` (the round is the request): the client's handler
+    still gets the URL request, and the tool its answer (a client that insisted on the id refused
+    it, and the call failed)."""
+    asked: list[dict[str, Any]] = []
+
+    def handler(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return person(params)
+
+    with Client.stdio(server_command(ELICITING), cwd=str(ROOT), timeout=20, elicitation_handler=handler,
+                      elicitation_url=True, protocol_versions=ALL_VERSIONS) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert json.loads(client.call_tool("pay")["content"][0]["text"]) == {"action": "accept"}
+    assert [a.get("mode") for a in asked] == ["url"] and "elicitationId" not in asked[0]
 
 
 def test_over_streamable_http(tap: Any) -> None:

@@ -1,0 +1,10 @@
+"""The tests of the machinery speak the revisions with a handshake: their clients offer those by default."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _handshake(handshake_by_default: None) -> None:
+    """(tests/conftest.py, ``handshake_by_default``)"""
