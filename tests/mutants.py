@@ -466,6 +466,14 @@ MUTANTS += [
       "        pass", _T26 + "test_subscriptions.py::test_the_acknowledgement_comes_first_and_names_what_is_honoured"),
     M("SUBS-10", _SUBS, '{**params, "_meta": {SUBSCRIPTION_KEY: self.subscription_id}})  # SUBS-10', "params)  #",
       _T26 + "test_subscriptions.py::test_only_what_the_filter_asked_for_arrives_tagged_with_its_subscription"),
+    # param_headers.py, the server's side
+    M("MPARAM-11", _PARAMS, '        if not all(c == "\\t" or " " <= c <= "~" for c in text):  # MPARAM-11',
+      "        if False:  #",
+      _T26 + "test_stateless_http.py::test_mparam_11_12_headers_that_disagree_with_the_marked_arguments_are_400_32020"
+      "[control character]"),
+    M("MPARAM-12", _PARAMS, "            if value is not None:  # MPARAM-12", "            if False:  #",
+      _T26 + "test_stateless_http.py::test_mparam_11_12_headers_that_disagree_with_the_marked_arguments_are_400_32020"
+      "[missing]"),
     # elicitation.py, URL mode in 2026-07-28
     M("CFEAT-03", "mcp_ref/revisions/elicitation.py", '        params.pop("elicitationId")', "        pass",
       _T26 + "test_elicitation.py::test_in_2026_07_28_a_url_elicitation_without_an_id_is_answered_by_the_clients_handler"),

@@ -17,9 +17,18 @@ https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-head
    decimal, a boolean as ``true``/``false``; a value that is not plain visible ASCII (or has
    whitespace at an end, or looks like the encoded form) goes as ``=?base64?...?=`` (MPARAM-06,
    MPARAM-07). An argument absent or null sends no header.
+4. The server's side (``param_problem``, which the endpoint of 2026-07-28 asks beside its check
+   of the standard headers, stateless_http.py): for a ``tools/call`` of a tool of its own whose
+   marks are valid, each marked argument present (not null) must come with its header, and an
+   absent or null one with none (MPARAM-12); the header must hold only visible ASCII, spaces and
+   tabs, and a ``=?base64?...?=`` form must be valid Base64 of UTF-8 (MPARAM-11); the decoded
+   value must equal the argument as point 3 writes it, an integer compared as a number, so that
+   ``42.0`` is 42 (MPARAM-13). Any of these is a refusal: HTTP 400, -32020, as for the standard
+   headers (HTTPX-21).
 
-How it hooks in: ``Client.list_tools`` hands the tools it listed to ``listed``, which keeps the
-valid ones and, on a Streamable HTTP transport, tells it the marks of each (``tool_params``);
+How it hooks in, on the client's side: ``Client.list_tools`` hands the tools it listed to
+``listed``, which keeps the valid ones and, on a Streamable HTTP transport, tells it the marks of
+each (``tool_params``);
 the transport asks ``headers(msg, transport)`` for the headers of each POST: the standard ones
 (``Mcp-Method``, ``Mcp-Name``: HTTPX-18, and in 2026-07-28 ``MCP-Protocol-Version`` from the
 ``_meta``, stateless_client.py) and the ``Mcp-Param-*`` of a ``tools/call``. We send them in
@@ -29,11 +38,15 @@ not know, which HTTP says to ignore.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import logging
 import re
 from typing import Any
 
-from .stateless_client import header_value, http_headers, standard_headers
+from ..messages import printable
+from .stateless_client import SENTINEL, header_value, http_headers, standard_headers
 
 log = logging.getLogger("mcp_ref.client")
 
@@ -141,3 +154,63 @@ def headers_for(msg: dict[str, Any], tool_params: dict[str, Marks] | None) -> di
             continue  # not what the schema said: the server refuses the call on its own terms
         found[f"Mcp-Param-{name}"] = header_value(text)  # MPARAM-07: Base64 when not plain
     return found
+
+
+# --- the server's side (point 4) -------------------------------------------------------------------
+
+
+def param_problem(given: Any, msg: dict[str, Any], tools: Any) -> str | None:
+    """Why the ``Mcp-Param-*`` headers ``given`` (any-case lookup) disagree with the arguments of
+    ``msg``, a ``tools/call`` of one of ``tools`` (the server's table); None when they agree, or
+    when there is nothing to check (another method, an unknown tool, no valid marks)."""
+    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+    tool = tools.lookup(params.get("name")) if tools is not None and msg.get("method") == "tools/call" else None
+    found, problem = marks(tool.input_schema) if tool is not None else ([], None)
+    if problem is not None:
+        return None  # the server's own marks are wrong: nothing a client could have mirrored
+    arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+    for name, path in found:
+        value: Any = arguments
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        header = f"Mcp-Param-{name}"
+        text = given.get(header)
+        if text is None:
+            if value is not None:  # MPARAM-12: a value in the body needs its header
+                return f"Header mismatch: the {header} header is missing, and the body gives {name} a value"
+            continue
+        if value is None:  # MPARAM-12: none for an absent or null argument
+            return f"Header mismatch: {header} is sent, and the body gives {name} no value"
+        text = text.strip(" \t")  # the whitespace around a field value is not part of it (RFC 9110)
+        if not all(c == "\t" or " " <= c <= "~" for c in text):  # MPARAM-11: only what a header may hold
+            return f"Header mismatch: {header} holds characters a header value may not"
+        meant = decoded(text)
+        if meant is None:  # MPARAM-11: a broken =?base64?...?= form
+            return f"Header mismatch: {header} is not valid base64 between =?base64? and ?="
+        if not _same(meant, value):  # MPARAM-12, MPARAM-13
+            return (f"Header mismatch: {header} is {printable(meant)[:80]!r}, the body says "
+                    f"{printable(json.dumps(value))[:80]!r}")
+    return None
+
+
+def decoded(value: str) -> str | None:
+    """A header value as the client meant it: a ``=?base64?...?=`` value decoded (None when it
+    cannot be), any other as it is (MPARAM-08)."""
+    if not (value.startswith(SENTINEL[0]) and value.endswith(SENTINEL[1])):
+        return value
+    try:
+        return base64.b64decode(value[len(SENTINEL[0]):-len(SENTINEL[1])], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def _same(text: str, value: Any) -> bool:
+    """Does the header's ``text`` say ``value``, as point 3 writes one?"""
+    if isinstance(value, bool):
+        return text == ("true" if value else "false")
+    if isinstance(value, int | float):
+        try:
+            return float(text) == value  # MPARAM-13: 42.0 is 42
+        except ValueError:
+            return False
+    return isinstance(value, str) and text == value

@@ -29,14 +29,12 @@ its sessions) for clients of the handshake; one endpoint serves both (STLS-25).
    default) are served at once, and one more is refused with 503 and ``Retry-After``. Its
    messages wait for the client in an outbox of ``max_queued`` messages and ``max_queued_bytes``.
 
-Not done: the server's check of the ``Mcp-Param-*`` headers of tools that mark arguments with
-``x-mcp-header`` (MPARAM-11..13; our client sends them: param_headers.py).
+The ``Mcp-Param-*`` headers of a ``tools/call`` whose tool marks arguments with ``x-mcp-header``
+are checked beside the standard ones, the same way (param_headers.py, point 4: MPARAM-11..13).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import threading
 import weakref
@@ -48,11 +46,12 @@ from werkzeug.wrappers import Request, Response
 from .. import messages
 from ..lifecycle import STATELESS_REVISIONS
 from ..machinery.http.queues import Full, Inbox, Outbox
+from . import param_headers
 from . import versioning as stateless
+from .param_headers import decoded
 
 VERSION_HEADER, METHOD_HEADER, NAME_HEADER = "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
-SENTINEL = ("=?base64?", "?=")
 RETRY_AFTER_SECONDS = 5  # told to a client refused because too many requests are being served
 # The HTTP status of an error this revision gives one (the others come with 200, in the body).
 STATUS = {messages.METHOD_NOT_FOUND: 404, stateless.MISSING_CLIENT_CAPABILITY: 400,  # HTTPX-16, STLS-12
@@ -76,17 +75,6 @@ def addressed(request: Request, msg: Any, spoken: tuple[str, ...]) -> bool:
     if not stateless.modern_versions(spoken) or not isinstance(msg, dict):
         return False
     return request.headers.get(VERSION_HEADER) in STATELESS_REVISIONS or stateless.is_modern(msg.get("params"))
-
-
-def decoded(value: str) -> str | None:
-    """A header value as the client meant it: a ``=?base64?...?=`` value decoded (None when it
-    cannot be), any other as it is."""
-    if not (value.startswith(SENTINEL[0]) and value.endswith(SENTINEL[1])):
-        return value
-    try:
-        return base64.b64decode(value[len(SENTINEL[0]):-len(SENTINEL[1])], validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
 
 
 def header_problem(request: Request, msg: dict[str, Any]) -> str | None:
@@ -122,8 +110,8 @@ def post(app: Any, request: Request, body: bytes, msg: dict[str, Any],
     except messages.McpError as exc:
         return refuse(400, exc.message)
     request_id = msg.get("id") if kind is messages.REQUEST else None
-    problem = header_problem(request, msg)
-    if problem is not None:  # HTTPX-21
+    problem = header_problem(request, msg) or param_headers.param_problem(request.headers, msg, app.tools)
+    if problem is not None:  # HTTPX-21, MPARAM-12
         return refuse(400, problem, code=stateless.HEADER_MISMATCH, request_id=request_id)
     if kind is not messages.REQUEST:
         return Response(status=202)  # HTTPX-05

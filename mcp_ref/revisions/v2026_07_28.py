@@ -50,10 +50,10 @@ revision wherever the server does (stateless_client.py; by default a client stil
 handshake revisions only); what item 11 took away keeps its method on
 ``Client``, done this revision's way (client_subscriptions.py: ``ping`` asks ``server/discover``,
 the log level goes with each request, subscriptions go through ``subscriptions/listen``); the
-``x-mcp-header`` parameters become ``Mcp-Param-*`` headers (param_headers.py).
+``x-mcp-header`` parameters become ``Mcp-Param-*`` headers (param_headers.py), which a server
+of ours checks against the arguments (param_headers.py, point 4).
 
-Not done yet: the server's check of the ``Mcp-Param-*`` headers (MPARAM-11..13), and the tasks
-extension (no longer part of the core protocol).
+Not done yet: the tasks extension (no longer part of the core protocol).
 """
 
 from __future__ import annotations

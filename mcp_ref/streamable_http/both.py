@@ -40,7 +40,8 @@ class HttpApp(SseApp):
                 allowed_hosts=self.allowed_hosts, allowed_origins=self.allowed_origins,
                 max_body_bytes=self.max_body_bytes, max_queued=self.max_queued,
                 max_queued_bytes=self.max_queued_bytes, keepalive=self.keepalive, relay=self.relay,
-                protocol_versions=getattr(server, "protocol_versions", SPOKEN_VERSIONS), **(streamable_options or {}))
+                protocol_versions=getattr(server, "protocol_versions", SPOKEN_VERSIONS),
+                tools=getattr(server, "tools", None), **(streamable_options or {}))
 
     def dispatch(self, request: Request) -> WsgiAnswer:
         if self.streamable is not None and request.path == self.streamable.path:  # SHTTP-42: the new endpoint

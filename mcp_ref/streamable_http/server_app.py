@@ -144,9 +144,10 @@ class StreamableHttpApp:
                  max_queued: int = DEFAULT_MAX_QUEUED, max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES,
                  keepalive: float = KEEPALIVE_SECONDS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                  quick_answer: float = QUICK_ANSWER_SECONDS, relay: Relay | str | None = None,
-                 protocol_versions: Iterable[str] = SPOKEN_VERSIONS):
+                 protocol_versions: Iterable[str] = SPOKEN_VERSIONS, tools: Any = None):
         self.open_session = open_session
         self.protocol_versions = tuple(protocol_versions)
+        self.tools = tools  # the server's tool table: 2026-07-28's Mcp-Param-* checks (revisions/param_headers.py)
         self.path = path
         self.allowed_hosts = frozenset(allowed_hosts)
         self.allowed_origins = frozenset(allowed_origins) if allowed_origins is not None else None

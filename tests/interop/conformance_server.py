@@ -187,6 +187,13 @@ def json_schema_2020_12_tool(name: str = "", address: dict[str, str] | None = No
     return f"Contact {name or 'someone'} by {contactMethod or ('phone' if phone else 'email')}."
 
 
+@server.tool(input_schema={"type": "object", "required": ["region", "priority"], "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}, "priority": {"type": "integer", "x-mcp-header": "Priority"}}})
+def test_custom_headers(region: str, priority: int) -> str:
+    """Arguments mirrored in Mcp-Param-* headers (2026-07-28: the suite's custom header scenario)."""
+    return f"{region}/{priority}"
+
+
 @server.tool()
 def test_reconnection() -> str:
     """Answers at once (the suite's SSE polling scenario calls it; see the module's docstring)."""

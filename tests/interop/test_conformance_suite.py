@@ -42,8 +42,6 @@ EXPECTED_TO_FAIL_2026: dict[str, str] = {
     **{f"tasks-{name}": _TASKS for name in ("lifecycle", "capability-negotiation", "wire-fields", "request-state-removal",
                                             "mrtr-input", "request-headers", "dispatch-and-envelope",
                                             "required-task-error", "mrtr-composition")},
-    "http-custom-header-server-validation": "x-mcp-header (MPARAM-*, unscored) is not implemented: no tool marks a "
-                                            "parameter, so the Mcp-Param-* checks find nothing to exercise",
 }
 SETS = {REQUIREMENTS: EXPECTED_TO_FAIL, "2026-07-28": EXPECTED_TO_FAIL_2026}
 

@@ -253,3 +253,81 @@ def test_several_processes_serve_2026_07_28_without_a_relay_when_they_share_the_
         assert done == [f"{n} file:///relay-test sampled" for n in range(12)], outcomes
     else:  # 12 calls of 3 rounds over 4 workers: some round lands elsewhere (all on one: 1 in 4**24)
         assert refused and all("requestState refused" in message for message in refused), outcomes
+
+
+# --- MPARAM-11..13: the Mcp-Param-* headers of a tool that marks its arguments ---------------------
+
+ROUTE_SCHEMA = {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"},
+    "priority": {"type": "integer", "x-mcp-header": "Priority"},
+    "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+    "query": {"type": "string"}}, "required": ["region", "priority"]}
+
+
+@pytest.fixture(scope="module")
+def marked_url() -> Iterator[str]:
+    from mcp_ref import Server
+
+    server = Server("marked")
+
+    @server.tool(input_schema=ROUTE_SCHEMA)
+    def route(region: str, priority: int, verbose: bool = False, query: str = "") -> str:
+        """Route a query."""
+        return f"{region}/{priority}/{verbose}"
+
+    with server.sse_server(streamable_options={"quick_answer": 2.0}) as http:
+        yield http.url.rsplit("/", 1)[0] + "/mcp"
+
+
+def b64(text: str) -> str:
+    return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+ROUTE = {"region": "eu", "priority": 3}
+GOOD = {"Mcp-Param-Region": "eu", "Mcp-Param-Priority": "3"}
+
+
+@pytest.mark.parametrize(("arguments", "headers"), [
+    (ROUTE, GOOD),
+    (ROUTE, {**GOOD, "Mcp-Param-Region": b64("eu")}),  # MPARAM-08: decoded first
+    (ROUTE, {**GOOD, "Mcp-Param-Priority": "3.0"}),  # MPARAM-13: a number, not a string
+    (ROUTE, {**GOOD, "mcp-param-region": "eu \t"}),  # any case, trimmed (requests sends no leading space)
+    ({**ROUTE, "verbose": True}, {**GOOD, "Mcp-Param-Verbose": "true"}),
+    ({**ROUTE, "verbose": None}, GOOD),  # MPARAM-12: null, no header
+    ({**ROUTE, "query": "q"}, GOOD),  # no mark, no header
+], ids=["plain", "base64", "integer as 3.0", "any case and trimmed", "boolean", "null without header", "unmarked"])
+def test_mparam_12_13_headers_that_say_the_marked_arguments_are_taken(
+        marked_url: str, arguments: dict[str, Any], headers: dict[str, str]) -> None:
+    response = post(marked_url, "tools/call", params(name="route", arguments=arguments), headers=headers)
+    assert response.status_code == 200, response.text
+    assert "error" not in answer_of(response)
+
+
+@pytest.mark.parametrize(("arguments", "headers"), [
+    (ROUTE, {"Mcp-Param-Priority": "3"}),  # MPARAM-12: a value in the body needs its header
+    (ROUTE, {**GOOD, "Mcp-Param-Region": "us"}),
+    (ROUTE, {**GOOD, "Mcp-Param-Region": "EU"}),
+    (ROUTE, {**GOOD, "Mcp-Param-Priority": "4"}),
+    (ROUTE, {**GOOD, "Mcp-Param-Priority": "three"}),
+    (ROUTE, {**GOOD, "Mcp-Param-Verbose": "true"}),  # MPARAM-12: none for an absent argument
+    ({**ROUTE, "verbose": True}, {**GOOD, "Mcp-Param-Verbose": "TRUE"}),
+    (ROUTE, {**GOOD, "Mcp-Param-Region": "=?base64?ZXU?="}),  # MPARAM-11: bad padding
+    (ROUTE, {**GOOD, "Mcp-Param-Region": "=?base64?ZX!!U=?="}),  # not the Base64 alphabet
+    ({**ROUTE, "region": "e\x01u"}, {**GOOD, "Mcp-Param-Region": "e\x01u"}),  # a control character, sent raw
+    ({**ROUTE, "region": "é"}, {**GOOD, "Mcp-Param-Region": "é"}),  # not ASCII: it must travel as Base64
+], ids=["missing", "another value", "another case", "another integer", "not a number", "header without value",
+        "boolean case", "base64 padding", "base64 alphabet", "control character", "raw non-ascii"])
+def test_mparam_11_12_headers_that_disagree_with_the_marked_arguments_are_400_32020(
+        marked_url: str, arguments: dict[str, Any], headers: dict[str, str]) -> None:
+    refused(post(marked_url, "tools/call", params(name="route", arguments=arguments), headers=headers), 400, -32020)
+
+
+def test_our_client_mirrors_the_marks_and_the_server_takes_them(marked_url: str) -> None:
+    from mcp_ref import Client
+    from mcp_ref.revisions.stateless_client import ALL_VERSIONS
+
+    with Client.http(marked_url, protocol_versions=ALL_VERSIONS, fallback=False, timeout=10) as client:
+        assert [tool["name"] for tool in client.list_tools()] == ["route"]
+        for region in ("eu", "région", " padded "):  # plain, and two that travel as Base64
+            result = client.call_tool("route", {"region": region, "priority": 2, "verbose": True})
+            assert result["content"][0]["text"] == f"{region}/2/True"
