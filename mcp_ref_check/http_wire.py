@@ -266,6 +266,7 @@ class StreamableHttpLink(Wire):
         super().__init__(timeout)
         self.events: list[tuple[str, int]] = []
         self.requests: list[tuple[str, int, dict[str, str]]] = []  # (method, status, headers) of each
+        self.initialize_at: int | None = None  # the index in ``requests`` of the (first) initialize POST
         self.session_id = secrets.token_hex(16)
         self.connected = threading.Event()
         self._waiting: dict[str, queue.Queue[bytes | None]] = {}  # a request's id -> its POST's stream
@@ -310,6 +311,8 @@ class StreamableHttpLink(Wire):
             self._deliver(body)  # recorded as the client sent it, then refused
             self._refuse(request, 404, "unknown or missing Mcp-Session-Id")
             return
+        if initializing and self.initialize_at is None:
+            self.initialize_at = len(self.requests)
         self._seen(request, 200 if is_request else 202)
         if not is_request:
             self._deliver(body)

@@ -401,7 +401,7 @@ MUTANTS += [
     M("STLS-27", _SSERVER, "lifecycle.peer_capabilities, lifecycle.peer_info = meta[CAPABILITIES_KEY],",
       'lifecycle.peer_capabilities, lifecycle.peer_info = {"elicitation": {}, "sampling": {}, "roots": {}},',
       _T26 + "test_stateless.py::test_stls_12_a_capability_the_request_did_not_bring_is_32021"),
-    M("STLS-12", _SSERVER, "        raise mrtr.MissingCapability(capability)  # STLS-12", "        return None  #",
+    M("STLS-12", _SSERVER, "        raise mrtr.MissingCapability(capability, detail)  # STLS-12", "        return None  #",
       _T26 + "test_stateless.py::test_stls_12_a_capability_the_request_did_not_bring_is_32021"),
     # MRTR-01, MRTR-03: the question goes to the client as a request of the server's own, as in the handshake
     M("MRTR-01", _SSERVER, "answer: dict[str, Any] = self.asking.ask(method, params or {})",

@@ -61,9 +61,10 @@ class MissingCapability(BaseException):
     """A handler needs of the client a capability this request did not bring: the request is
     answered -32021 (STLS-12). A ``BaseException`` for the same reason as ``InputRequired``."""
 
-    def __init__(self, capability: str) -> None:
+    def __init__(self, capability: str, detail: dict[str, Any] | None = None) -> None:
         super().__init__(capability)
-        self.capability = capability
+        self.required = {capability: detail or {}}  # as data.requiredCapabilities names it
+        self.named = ".".join([capability, *(detail or {})])  # "elicitation.url", for the message
 
 
 class InputRequired(BaseException):

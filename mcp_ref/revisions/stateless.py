@@ -76,9 +76,10 @@ class RequestView:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
 
-    def missing_capability(self, capability: str) -> None:
-        """A page found that the client did not declare ``capability`` (lifecycle.require_peer)."""
-        raise mrtr.MissingCapability(capability)  # STLS-12: -32021 for the request, not a tool error
+    def missing_capability(self, capability: str, detail: dict[str, Any] | None = None) -> None:
+        """A page found that the client did not declare ``capability``, or the part ``detail`` of it
+        (lifecycle.missing_capability)."""
+        raise mrtr.MissingCapability(capability, detail)  # STLS-12: -32021 for the request, not a tool error
 
     def request(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
         answer: dict[str, Any] = self.asking.ask(method, params or {})
@@ -129,8 +130,8 @@ def serve(server: Any, ctx: Any) -> dict[str, Any] | None:
                                          f"input, which {version} allows only in {', '.join(sorted(mrtr.METHODS))}") from None
         return answer(server, ctx.method, version, needed.result(), kind="input_required")
     except mrtr.MissingCapability as missing:  # STLS-12
-        raise McpError(f"Missing required client capability: this request needs {missing.capability!r}, which "
-                       f"its {CAPABILITIES_KEY} leaves out", {"requiredCapabilities": {missing.capability: {}}},
+        raise McpError(f"Missing required client capability: this request needs {missing.named!r}, which its "
+                       f"{CAPABILITIES_KEY} leaves out", {"requiredCapabilities": missing.required},
                        code=MISSING_CLIENT_CAPABILITY) from None
     except URLElicitationRequired as needed:  # ERRC-05: no -32042 here; the URLs are asked in the result
         if "url" not in (lifecycle.peer_capabilities.get("elicitation") or {}):  # MRTR-11, STLS-12

@@ -88,7 +88,7 @@ __all__ = ["ALL_VERSIONS", "DEFAULT_VERSIONS", "MAX_ROUNDS", "PROBE_TIMEOUT", "d
 # ALL_VERSIONS (the five, newest first) makes a client probe, and then a server of both eras
 # (mcp_ref's Server by default; the official SDKs since 2026-07-28) is reached in 2026-07-28.
 ALL_VERSIONS = tuple(reversed(REVISIONS + STATELESS_REVISIONS))
-DEFAULT_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS
+DEFAULT_VERSIONS = ALL_VERSIONS
 PROBE_TIMEOUT = 5.0  # seconds a client of both eras waits for server/discover before taking silence as "legacy"
 MAX_ROUNDS = 16  # input_required rounds of one request before the client gives up
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
@@ -194,7 +194,13 @@ def discovered(client: Any, *, patient: bool = False) -> bool:
             return False  # STDIO-07: whatever the error, it is a server of the handshake
         _checked(result, DISCOVER)
         served = result.get("supportedVersions")
-        if isinstance(served, list) and version not in served:  # DISC-03: one of its revisions from now on
+        if not isinstance(served, list) or not all(isinstance(v, str) for v in served):  # STDIO-06
+            # No DiscoverResult (a server of the handshake that answers any method it does not know
+            # with an empty result, as the conformance suite's do): "anything else" is the handshake.
+            if not legacy:
+                raise _legacy_only(client, "answered server/discover with no supportedVersions (no DiscoverResult)")
+            return False
+        if version not in served:  # DISC-03: one of its revisions from now on
             common = [v for v in modern if v in served and v not in tried]
             if not common:
                 raise McpError(f"the server's server/discover names {', '.join(map(str, served))}, and this client "

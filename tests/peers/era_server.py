@@ -11,6 +11,9 @@ well-behaved mcp_ref ``Server`` never does:
 - ``legacy-silent``: a server of the handshake that never answers an unknown request;
 - ``legacy-invalid``: one that answers ``server/discover`` with -32602 (as some SDKs do);
 - ``legacy-crash``: one that exits on ``server/discover``;
+- ``legacy-empty``: one that answers any request it does not know with an empty result (as the
+  conformance suite's scripted servers do), ``server/discover`` too;
+- ``legacy-odd``: one whose ``server/discover`` result names its revisions in a string, not a list;
 - ``unsupported-then-ok``: -32022 naming 2026-07-28 for the first request, whatever it says
   (as the conformance suite's mock does), then a server of 2026-07-28;
 - ``unsupported-none``: -32022 naming only a revision no client speaks;
@@ -93,6 +96,9 @@ def scripted(mode: str) -> None:
                 sys.exit(3)
             if mode == "legacy-invalid":
                 send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "Invalid request parameters"}})
+            if mode in ("legacy-empty", "legacy-odd"):
+                send({"jsonrpc": "2.0", "id": rid, "result": {} if mode == "legacy-empty" else {
+                    "supportedVersions": MODERN, "capabilities": {"tools": {}}}})
             continue  # legacy-silent: never a word
         if refused_once or (mode == "unsupported-none" and "_meta" in params) or (
                 mode == "unsupported-legacy" and method != "initialize" and "_meta" in params):

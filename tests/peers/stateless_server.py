@@ -71,6 +71,22 @@ def build(protocol_versions: list[str] | None = None, name: str = "stateless-pee
         return f"model said: {result['content']['text']}"
 
     @server.tool()
+    def sample_tools(ctx: RequestContext) -> str:
+        """Ask the client's model, offering it a tool (needs ``sampling.tools``)."""
+        tool = {"name": "lookup", "inputSchema": {"type": "object"}}
+        return str(ctx.create_message(["Look it up"], 20, tools=[tool])["content"])
+
+    @server.tool()
+    def sample_context(ctx: RequestContext) -> str:
+        """Ask the client's model with this server's context (needs ``sampling.context``)."""
+        return str(ctx.create_message(["Say hi"], 20, include_context="thisServer")["content"])
+
+    @server.tool()
+    def open_page(ctx: RequestContext) -> str:
+        """Send the user to a page (needs ``elicitation.url``)."""
+        return str(ctx.elicit_url("Sign in there", "https://example.com/sign-in", elicitation_id="e-1")["action"])
+
+    @server.tool()
     def roots(ctx: RequestContext) -> str:
         """List the client's roots."""
         return " ".join(root["uri"] for root in ctx.list_roots())

@@ -19,7 +19,7 @@ from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref.revisions.batches import BatchedAnswers, receive_batch
 from mcp_ref.session import Session
 
-from ..conftest import RawServer, wait_until
+from ..conftest import HANDSHAKE, RawServer, wait_until
 
 
 def started(version: str) -> RawServer:
@@ -181,10 +181,12 @@ def test_in_every_other_revision_an_array_is_an_invalid_request(version: str) ->
 
 def test_a_client_of_2025_03_26_answers_a_batch_from_its_server() -> None:
     """The client side: a server may send its requests as an array; the answers come back as one.
-    The server here is the test itself, on the other end of an in-memory pair."""
+    The server here is the test itself, on the other end of an in-memory pair; the client offers
+    the revisions with a handshake, so initialize is its first message (no server/discover probe)."""
     server_end, client_end = MemoryTransport.pair()
     connected: list[Client] = []
-    thread = threading.Thread(target=lambda: connected.append(Client(client_end, roots=[{"uri": "file:///r"}]).connect()))
+    thread = threading.Thread(target=lambda: connected.append(Client(
+        client_end, roots=[{"uri": "file:///r"}], protocol_versions=HANDSHAKE).connect()))
     thread.start()
     init = json.loads(server_end.receive(5) or b"null")
     server_end.send(json.dumps({"jsonrpc": "2.0", "id": init["id"], "result": {

@@ -21,7 +21,7 @@ from mcp_ref.revisions import elicitation
 from mcp_ref.revisions.elicitation_schema import requested_schema
 from mcp_ref.revisions.stateless_client import ALL_VERSIONS
 
-from ..conftest import ROOT, server_command
+from ..conftest import HANDSHAKE, ROOT, server_command
 
 ELICITING = str(ROOT / "tests" / "peers" / "eliciting_server.py") + ":server"
 ADA = {"name": "Ada", "age": 36}
@@ -262,8 +262,10 @@ def test_url_elicitation_required_is_error_32042_listing_them(memory_client: Cal
 
 
 def test_over_stdio_with_a_server_process(tap: Any) -> None:
+    """In a session of the handshake, each question is a request of the server's own (in
+    2026-07-28 a round of the call: test_stateless_client.py)."""
     with Client.stdio(server_command(ELICITING), cwd=str(ROOT), trace=tap, timeout=20, elicitation_handler=person,
-                      elicitation_url=True) as client:
+                      elicitation_url=True, protocol_versions=HANDSHAKE) as client:
         assert client.server_info == {"name": "eliciting", "version": "0.1.0", "title": "Eliciting server"}
         assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": "accept", "content": ADA}
         assert json.loads(client.call_tool("pay")["content"][0]["text"]) == {"action": "accept"}
@@ -287,7 +289,8 @@ def test_in_2026_07_28_a_url_elicitation_without_an_id_is_answered_by_the_client
     assert [a.get("mode") for a in asked] == ["url"] and "elicitationId" not in asked[0]
 
 
-def test_over_streamable_http(tap: Any) -> None:
+@pytest.mark.parametrize("offered", [HANDSHAKE, None], ids=["handshake", "default"])
+def test_over_streamable_http(tap: Any, offered: Any) -> None:
     answers: list[dict[str, Any]] = []
 
     def handler(params: dict[str, Any]) -> dict[str, Any]:
@@ -295,10 +298,16 @@ def test_over_streamable_http(tap: Any) -> None:
         return person(params)
 
     with eliciting_server().sse_server() as http, Client.http(http.mcp_url, fallback=False, trace=tap, timeout=20,
-                                                              elicitation_handler=handler) as client:
-        assert client.protocol_version == "2025-11-25"
+                                                              elicitation_handler=handler,
+                                                              protocol_versions=offered) as client:
+        assert client.protocol_version == ("2025-11-25" if offered else "2026-07-28")
         assert json.loads(client.call_tool("sign_up")["content"][0]["text"]) == {"action": "accept", "content": ADA}
-        assert client.call_tool("pay")["isError"]  # this client takes no URL mode
+        if offered:  # this client takes no URL mode: in the handshake the tool fails on the server's side ...
+            assert client.call_tool("pay")["isError"]
+        else:  # ... in 2026-07-28 the request is refused naming what it needs (STLS-12)
+            with pytest.raises(McpError, match="needs 'elicitation.url'") as refused:
+                client.call_tool("pay")
+            assert refused.value.code == -32021
     assert [a["message"] for a in answers] == ["Please sign up"]
 
 

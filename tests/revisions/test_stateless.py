@@ -198,14 +198,21 @@ def test_rread_03_an_unknown_resource_is_32602_not_32002(peer: ModernPeer) -> No
     ("survey", {"elicitation": {}, "roots": {}}, "sampling"),
     ("survey", {"elicitation": {}, "sampling": {}}, "roots"),
     ("greet", {"elicitation": True}, "elicitation"),  # declared, but not as an object
+    # a part of a capability is a capability too: named as part of its object
+    ("sample_tools", {"sampling": {}}, "sampling.tools"),
+    ("sample_context", {"sampling": {"tools": {}}}, "sampling.context"),
+    ("open_page", {"elicitation": {}}, "elicitation.url"),  # {} is form mode alone
+    ("open_page", {"elicitation": {"form": {}}}, "elicitation.url"),
+    ("greet", {"elicitation": {"url": {}}}, "elicitation.form"),
 ])
 def test_stls_12_a_capability_the_request_did_not_bring_is_32021(peer: ModernPeer, tool: str,
                                                                   declared: dict[str, Any], needed: str) -> None:
     """STLS-12, MRTR-11: never asked of a client that did not declare it; the request is refused
     naming what it needs, not answered with a tool error."""
     failure = error(peer.request("tools/call", params(name=tool, arguments={}, _meta=meta(declared))), -32021)
-    assert failure["data"] == {"requiredCapabilities": {needed: {}}}
-    assert needed in failure["message"]
+    capability, _, part = needed.partition(".")
+    assert failure["data"] == {"requiredCapabilities": {capability: {part: {}} if part else {}}}
+    assert repr(needed) in failure["message"]
 
 
 # --- one process, both eras -----------------------------------------------------------------------

@@ -78,7 +78,8 @@ ANSWERING = {"elicitation_handler": person, "sampling_handler": lambda params: "
 # --- which era, for each pairing ----------------------------------------------------------------
 
 ERAS = [  # (what the client offers, the peer, the era reached: its revision, or the start of the error)
-    (None, ("mcp_ref", ",".join(HANDSHAKE + [MODERN])), "2025-11-25"),  # the default: the handshake, no probe
+    (None, ("mcp_ref", ",".join(HANDSHAKE + [MODERN])), MODERN),  # the default: every revision, the probe first
+    (None, ("mcp_ref", "2025-11-25"), "2025-11-25"),
     (ALL_VERSIONS, ("mcp_ref", ",".join(HANDSHAKE + [MODERN])), MODERN),  # both eras each side: modern
     (ALL_VERSIONS, ("mcp_ref", MODERN), MODERN),
     (ALL_VERSIONS, ("mcp_ref", "2025-11-25,2025-06-18"), "2025-11-25"),  # a server of the handshake: -32601
@@ -87,6 +88,9 @@ ERAS = [  # (what the client offers, the peer, the era reached: its revision, or
     ([MODERN], ("mcp_ref", "2025-11-25"), "error: the server answered server/discover with error -32601"),
     (HANDSHAKE, ("mcp_ref", "2025-11-25"), "2025-11-25"),
     (ALL_VERSIONS, ("scripted", "legacy-invalid"), "2025-11-25"),  # any error, not just -32601 (STDIO-07)
+    (ALL_VERSIONS, ("scripted", "legacy-empty"), "2025-11-25"),  # a result, but no DiscoverResult (STDIO-06)
+    (ALL_VERSIONS, ("scripted", "legacy-odd"), "2025-11-25"),
+    ([MODERN], ("scripted", "legacy-empty"), "error: the server answered server/discover with no supportedVersions"),
     (ALL_VERSIONS, ("scripted", "unsupported-then-ok"), MODERN),  # -32022 naming ours: asked again (STLS-17)
     (ALL_VERSIONS, ("scripted", "unsupported-legacy"), "2025-11-25"),  # naming a revision of the handshake only
     (ALL_VERSIONS, ("scripted", "unsupported-none"), "error: the server speaks 2099-01-01"),
@@ -114,7 +118,7 @@ def test_the_client_reaches_each_server_in_the_era_they_share(client: Callable[.
         assert made.call_tool("add" if peer[0] == "mcp_ref" else "no_type", {"a": 1, "b": 2})["content"]
     else:
         assert methods[-2:] == ["initialize", "notifications/initialized"]
-        assert (methods[0] == "server/discover") == (offered is not None and MODERN in offered)  # probed, or not at all
+        assert (methods[0] == "server/discover") == (offered is None or MODERN in offered)  # probed, or not at all
         assert made.list_tools()
     assert all(msg["method"] == "server/discover" for msg in wire.sent if "_meta" in msg.get("params", {})
                and reached != MODERN)  # a server of the handshake hears nothing else of 2026-07-28
@@ -196,7 +200,8 @@ def test_a_tool_that_asks_is_answered_by_the_clients_handlers_over_as_many_round
         assert set(asked["params"]["inputResponses"]) == set(answer["result"]["inputRequests"])
         assert asked["params"]["arguments"] == arguments and asked["params"]["name"] == "ask"
     # the same tool, over the handshake, asks the same handlers with requests of its own
-    with Client.stdio([sys.executable, PEER, "mcp_ref", ",".join(HANDSHAKE + [MODERN])], timeout=10, **options) as old:
+    with Client.stdio([sys.executable, PEER, "mcp_ref", ",".join(HANDSHAKE + [MODERN])], protocol_versions=HANDSHAKE,
+                      timeout=10, **options) as old:
         assert old.protocol_version == "2025-11-25" and old.call_tool("ask", arguments)["content"][0]["text"] == text
 
 
@@ -281,7 +286,7 @@ def test_the_headers_of_a_post_of_2026_07_28_repeat_its_body() -> None:
     assert http_headers({"id": 1, "method": "tools/list", "params": {}}) == {}  # a message of the handshake
 
 
-def test_over_streamable_http_the_demo_server_is_reached_in_2026_07_28_and_the_default_client_keeps_the_handshake() -> None:
+def test_over_streamable_http_the_demo_server_is_reached_in_2026_07_28_and_a_pinned_client_keeps_the_handshake() -> None:
     """The server checks every header against its body (-32020 otherwise, stateless_http.py): a
     call that succeeds had its MCP-Protocol-Version, Mcp-Method and Mcp-Name right."""
     from ..conftest import SseServerProcess
@@ -297,7 +302,9 @@ def test_over_streamable_http_the_demo_server_is_reached_in_2026_07_28_and_the_d
             assert wire.methods()[-1] == "server/discover"
             assert made.session._transport.session_id is None  # type: ignore[attr-defined]  # no session in this era
         assert "initialize" not in wire.methods()
-        with Client.http(server.url, timeout=10) as old:
+        with Client.http(server.url, timeout=10) as default:  # the default probes as well
+            assert default.protocol_version == MODERN
+        with Client.http(server.url, protocol_versions=HANDSHAKE, timeout=10) as old:
             assert old.protocol_version == "2025-11-25"
     finally:
         server.close()
