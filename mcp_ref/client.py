@@ -10,9 +10,9 @@ In short:
    server as a child process; the constructor takes any transport.
 2. Connecting runs the lifecycle: ``initialize`` with our version, capabilities and name
    (LC-04..06), a check of the version the server chose (LC-13), then
-   ``notifications/initialized`` (LC-08). Nothing else is sent before (LC-09), but for the probe
-   of a later revision without a handshake when ``protocol_versions=`` lists 2026-07-28
-   (``server/discover``, revisions/stateless_client.py: a server of it is spoken to in it).
+   ``notifications/initialized`` (LC-08). Nothing else is sent before (LC-09) but the probe of
+   2026-07-28, the revision without a handshake, first unless ``protocol_versions=`` leaves it
+   out (``server/discover``, revisions/stateless_client.py: a server of it is spoken to in it).
 3. Requests the server may send to a client are listed in ``Client.request_handlers``:
    method string -> handler; anything else is answered -32601.
 4. Every request waits at most ``timeout`` seconds (LC-24); then the server is told
@@ -97,10 +97,9 @@ class Client(elicitation.AnsweringElicitation):
                  trace: TraceCallback | bool | None = None):
         self.client_info = dict(client_info or CLIENT_INFO)
         self.ping_interval = ping_interval
-        # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13)
-        # (2026-07-28 among them: a probe first, revisions/stateless_client.py, which says what the default is)
-        self.protocol_versions = (stateless_client.DEFAULT_VERSIONS if protocol_versions is None
-                                  else lifecycle.checked_versions(protocol_versions))
+        # The revisions this client offers and accepts, newest first (lifecycle.py; LC-11, LC-13); by default
+        # 2026-07-28 too, and a probe first (revisions/stateless_client.py, which says what the default is)
+        self.protocol_versions = stateless_client.offered(protocol_versions)
         self.sampling_handler = sampling_handler
         # A capability is declared only with a handler to serve it (SAMP-05).
         if sampling_tools and sampling_handler is None:
@@ -192,6 +191,7 @@ class Client(elicitation.AnsweringElicitation):
         from .sse_client import SseClientTransport
 
         # BASE-03, TR-08: whatever credentials the parties agree on travel in the headers
+        protocol_versions = stateless_client.over_sse(protocol_versions)  # the handshake's revisions alone
         transport = SseClientTransport(url, headers=headers, timeout=timeout)
         return cls._connected(transport, timeout=timeout, **_options(locals()))
 

@@ -19,10 +19,11 @@ What a client of both eras does, and how ``mcp_ref.Client`` does it:
    speaks, or gives up saying that none is shared. Any other error, or no answer within
    ``PROBE_TIMEOUT``, means a server of the handshake: the client runs ``initialize`` as before.
    The era belongs to the server, so it is found once per connection.
-2. ``Client(protocol_versions=...)`` chooses: handshake revisions only (the default, for now:
-   ``DEFAULT_VERSIONS``), no probe at all, the client of before; every revision (``ALL_VERSIONS``),
-   the probe, then either era; ``2026-07-28`` only, the probe and never the handshake (a server of
-   the handshake is an error that says so). A server still starting when the probe gave
+2. ``Client(protocol_versions=...)`` chooses: every revision (``ALL_VERSIONS``, the default,
+   ``DEFAULT_VERSIONS``), the probe, then either era; handshake revisions only, no probe at all,
+   the client of before 2026-07-28; ``2026-07-28`` only, the probe and never the handshake (a
+   server of the handshake is an error that says so). Over HTTP with SSE, the transport of the
+   handshake's revisions alone, there is no probe (``over_sse``). A server still starting when the probe gave
    up answers the ``initialize`` that follows with -32022 naming 2026-07-28: the client then asks
    ``server/discover`` again, without the probe's short bound (``rediscovered``).
 3. Every request of this era carries, in ``params._meta`` beside whatever the caller put there
@@ -64,7 +65,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lifecycle import REVISIONS, STATELESS_REVISIONS, SUPPORTED_PROTOCOL_VERSIONS, Phase, implementation_info
+from ..lifecycle import REVISIONS, STATELESS_REVISIONS, Phase, checked_versions, implementation_info
 from ..machinery.http.client_plumbing import HttpError, read_body
 from ..messages import ConnectionClosed, McpError, MethodNotFound, RequestTimeout, printable
 from ..session import RequestContext
@@ -82,11 +83,11 @@ from .versioning import (
 )
 
 __all__ = ["ALL_VERSIONS", "DEFAULT_VERSIONS", "MAX_ROUNDS", "PROBE_TIMEOUT", "discovered", "handshake_versions",
-           "http_headers", "rediscovered", "refused", "request"]
+           "http_headers", "offered", "over_sse", "rediscovered", "refused", "request"]
 
-# What a Client offers when not told (point 2): the revisions with a handshake, as before 2026-07-28.
-# ALL_VERSIONS (the five, newest first) makes a client probe, and then a server of both eras
-# (mcp_ref's Server by default; the official SDKs since 2026-07-28) is reached in 2026-07-28.
+# What a Client offers when not told (point 2): every revision, newest first. The client probes,
+# and a server of both eras (mcp_ref's Server by default; the official SDKs since 2026-07-28) is
+# reached in 2026-07-28, a server of the handshake in the newest revision it shares with us.
 ALL_VERSIONS = tuple(reversed(REVISIONS + STATELESS_REVISIONS))
 DEFAULT_VERSIONS = ALL_VERSIONS
 PROBE_TIMEOUT = 5.0  # seconds a client of both eras waits for server/discover before taking silence as "legacy"
@@ -103,6 +104,23 @@ class UnusableResult(McpError):
 def handshake_versions(versions: tuple[str, ...]) -> tuple[str, ...]:
     """The revisions with the ``initialize`` handshake among a client's ``protocol_versions``."""
     return tuple(version for version in versions if version in REVISIONS)
+
+
+def offered(versions: Any) -> tuple[str, ...]:
+    """What a ``Client`` given ``protocol_versions=versions`` offers, newest first: ``DEFAULT_VERSIONS``
+    for None, else ``versions`` checked (a ValueError naming what mcp_ref speaks)."""
+    return DEFAULT_VERSIONS if versions is None else checked_versions(versions)
+
+
+def over_sse(versions: Any) -> tuple[str, ...]:
+    """What a client offers over HTTP with SSE (sse_client.py), the transport of the handshake's
+    revisions alone: 2026-07-28 runs over stdio and Streamable HTTP only, so no probe is made there.
+    A ValueError when ``versions`` leaves nothing (2026-07-28 alone: ``Client.http`` reaches it)."""
+    kept = handshake_versions(offered(versions))
+    if not kept:
+        raise ValueError(f"protocol_versions={list(offered(versions))!r}: HTTP with SSE carries only the revisions "
+                         "with a handshake (2024-11-05 to 2025-11-25); use Client.http for 2026-07-28")
+    return kept
 
 
 def meta(client: Any, params: dict[str, Any] | None, version: str) -> dict[str, Any]:

@@ -5,7 +5,8 @@ https://modelcontextprotocol.io/specification/2025-11-25/server/tools
 The SDK's MCPServer (tests/interop/sdk_servers/later_server.py) offers a tool with a title,
 annotations, icons and structured output, one returning audio and one a resource link. Our client
 agrees on 2025-11-25 with it, and every message is checked against that revision's schema; a tool
-that elicits gets its answer from our client's ``elicitation_handler``.
+that elicits gets its answer from our client's ``elicitation_handler``. Our clients here offer the
+revisions with a handshake alone (2026-07-28 with the SDK: test_sdk_server_2026.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from mcp_ref import Client
 
 SERVER = Path(__file__).parent / "sdk_servers" / "later_server.py"
+pytestmark = pytest.mark.usefixtures("handshake_by_default")
 
 
 def answer_city(params: dict[str, Any]) -> dict[str, Any]:

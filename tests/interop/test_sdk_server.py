@@ -7,6 +7,11 @@ https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-w
 https://modelcontextprotocol.io/specification/2025-03-26/basic/transports
 Every message is checked against the 2024-11-05 schema by the tap; the SDK's server speaks
 several revisions, and answers our 2024-11-05 proposal in kind.
+
+These are the revisions with a handshake: our clients here offer those alone (no probe), as
+``protocol_versions=SUPPORTED_PROTOCOL_VERSIONS`` does. A default client reaches these servers in
+2026-07-28, where the tools that ask the client the old way fail on the SDK's side:
+test_sdk_server_2026.py.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pytest
 from mcp_ref import Client, RequestTimeout
 
 pytest.importorskip("mcp", reason="the official SDK (pip install 'mcp>=2') is the interop peer")
+pytestmark = pytest.mark.usefixtures("handshake_by_default")
 
 SERVERS = Path(__file__).parent / "sdk_servers"
 

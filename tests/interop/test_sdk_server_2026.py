@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from mcp_ref import Client
+from mcp_ref import SUPPORTED_PROTOCOL_VERSIONS, Client, McpError
 from mcp_ref.revisions.stateless_client import ALL_VERSIONS
 
 from ..support.schema_tap import SchemaTap, schema_available
@@ -145,7 +145,8 @@ def sampling_answer(asked: list[str]) -> Any:
 ROOTS = [{"uri": "file:///srv/data", "name": "data"}]
 
 
-@pytest.mark.parametrize("offered", [[MODERN], list(ALL_VERSIONS)], ids=["2026-07-28-only", "every-revision"])
+@pytest.mark.parametrize("offered", [[MODERN], list(ALL_VERSIONS), None], ids=["2026-07-28-only", "every-revision",
+                                                                             "default"])
 def test_our_client_reaches_the_sdk_mcpserver_in_2026_07_28_and_answers_its_resolvers(
         mcpserver: SdkServer, offered: list[str], tap: SchemaTap) -> None:
     asked: list[str] = []
@@ -226,3 +227,27 @@ def test_our_client_reaches_a_slow_starting_sdk_server(tap: SchemaTap, monkeypat
     with Client.stdio(slow, trace=tap, timeout=20, protocol_versions=list(ALL_VERSIONS)) as client:
         assert client.protocol_version == MODERN
         assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+
+
+def test_an_sdk_server_whose_tools_ask_the_old_way_fails_them_in_2026_07_28_and_not_in_the_handshake(
+        transport: str) -> None:
+    """The SDK's servers offer 2026-07-28 whatever their tools do. A tool that asks the client with
+    ``ctx.session.create_message`` (a request of the server's own, which that revision cannot
+    carry) fails there on the SDK's side; our default client, which probes as the SDK's own client
+    does, reaches it in 2026-07-28 and gets that error as it came, while every tool that asks
+    nothing works. Offering the handshake's revisions (``protocol_versions=SUPPORTED_PROTOCOL_VERSIONS``)
+    reaches the same tool in a session, where it is answered (the README says so)."""
+    options: dict[str, Any] = {"sampling_handler": lambda params: "sampled", "roots": [{"uri": "file:///ours"}],
+                               "timeout": 20}
+    for server in sdk_server("full_server.py", transport):
+        command = server.command
+        with (Client.stdio(command, **options) if transport == "stdio" else Client.http(server.url, **options)) as client:
+            assert client.protocol_version == MODERN
+            assert client.call_tool("add", {"a": 20, "b": 22})["content"][0]["text"] == "42"
+            with pytest.raises(McpError, match="back-channel") as failed:
+                client.call_tool("ask", {"question": "q"})
+            assert failed.value.code == -32600  # the SDK's own error, passed on
+        pinned = {**options, "protocol_versions": SUPPORTED_PROTOCOL_VERSIONS}
+        with (Client.stdio(command, **pinned) if transport == "stdio" else Client.http(server.url, **pinned)) as client:
+            assert client.protocol_version == "2025-11-25"
+            assert client.call_tool("ask", {"question": "q"})["content"][0]["text"] == "unknown: sampled | ['file:///ours']"

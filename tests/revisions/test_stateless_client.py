@@ -308,3 +308,27 @@ def test_over_streamable_http_the_demo_server_is_reached_in_2026_07_28_and_a_pin
             assert old.protocol_version == "2025-11-25"
     finally:
         server.close()
+
+
+def test_over_http_with_sse_a_client_offers_the_handshakes_revisions_alone_and_sends_no_probe() -> None:
+    """HTTP with SSE is the transport of the revisions with a handshake (2026-07-28 runs over stdio
+    and Streamable HTTP): ``Client.sse`` and ``Client.http``'s fallback to it never probe; a client
+    told to speak 2026-07-28 alone is told, before anything is sent, to use ``Client.http``."""
+    from ..conftest import SseServerProcess
+
+    server = SseServerProcess("mcp_ref.demo_server:server")  # HTTP with SSE only: its URL is the GET stream's
+    try:
+        for offered in (None, ALL_VERSIONS, [MODERN, "2025-06-18"]):
+            wire = Wire()
+            with Client.sse(server.url, protocol_versions=offered, timeout=10, trace=wire) as made:
+                assert made.protocol_version == ("2025-06-18" if offered and len(offered) == 2 else "2025-11-25")
+                assert made.protocol_versions == stateless_client.handshake_versions(made.protocol_versions)
+            assert wire.methods()[0] == "initialize" and "server/discover" not in wire.methods()
+        wire = Wire()
+        with Client.http(server.url, timeout=10, trace=wire) as fell_back:  # a 4xx to the probe, then HTTP with SSE
+            assert fell_back.protocol_version == "2025-11-25"
+        assert wire.methods()[-2:] == ["initialize", "notifications/initialized"]
+        with pytest.raises(ValueError, match="HTTP with SSE carries only the revisions with a handshake.*Client.http"):
+            Client.sse(server.url, protocol_versions=[MODERN], timeout=10)
+    finally:
+        server.close()
