@@ -7,12 +7,19 @@ Run: python examples/sampling_terminal.py     (then type a, e or r)
 Only an explicit "a" (or "y", "yes", "approve") sends the answer: anything the program does not
 understand is asked again, and if the terminal closes, the request is rejected. A person who
 typed "n" meant no.
+
+What a rejection does depends on the revision the two sides speak. With the initialize handshake
+(2025-11-25 and before) the server's sampling request gets an error, and its tool decides what to
+do: ours fails. In 2026-07-28 the server asks inside the result of tools/call, and the client's
+answer is part of the call's next round: a rejection ends the call on this side, and call_tool
+raises McpError. Run with MCP_REVISION=2025-11-25 to see the first.
 """
 
+import os
 import sys
 from typing import Any
 
-from mcp_ref import Client, SamplingRejected
+from mcp_ref import Client, McpError, SamplingRejected
 
 CHOICES = {
     "a": "approve", "approve": "approve", "y": "approve", "yes": "approve",
@@ -43,7 +50,7 @@ def ask_the_human(params: dict[str, Any]) -> dict[str, Any]:
     print(f"The model's draft answer: {draft}")
     choice = ask("[a]pprove, [e]dit, or [r]eject? ")
     if choice == "reject":
-        raise SamplingRejected()  # sent back as a JSON-RPC error with code -1
+        raise SamplingRejected()  # the handshake: a JSON-RPC error with code -1; 2026-07-28: the call ends
     if choice == "edit":
         try:
             draft = input("Your answer: ")
@@ -53,7 +60,13 @@ def ask_the_human(params: dict[str, Any]) -> dict[str, Any]:
             "stopReason": "endTurn"}
 
 
-with Client.stdio([sys.executable, "-m", "mcp_ref", "serve"], sampling_handler=ask_the_human) as client:
-    result = client.call_tool("ask_model", {"question": "What is MCP, in one sentence?"})
-    status = "the tool failed" if result.get("isError") else "the tool answered"
-    print(f"\n{status}: {result['content'][0]['text']}")
+revision = os.environ.get("MCP_REVISION")  # unset: every revision, the newest the server speaks
+with Client.stdio([sys.executable, "-m", "mcp_ref", "serve"], sampling_handler=ask_the_human,
+                  protocol_versions=[revision] if revision else None) as client:
+    try:
+        result = client.call_tool("ask_model", {"question": "What is MCP, in one sentence?"})
+    except McpError as exc:  # 2026-07-28: our handler refused, so the call ended here
+        print(f"\nthe call ended ({client.protocol_version}): {exc.message}")
+    else:
+        status = "the tool failed" if result.get("isError") else "the tool answered"
+        print(f"\n{status} ({client.protocol_version}): {result['content'][0]['text']}")

@@ -5,6 +5,7 @@ Not a spec page; the examples teach client/sampling and client/roots among other
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,9 @@ from .conftest import ROOT
 EXAMPLES = ROOT / "examples"
 
 
-def run(name: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run(name: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(EXAMPLES / name)], input=stdin, capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)
+                          timeout=60, cwd=ROOT, env={**os.environ, **(env or {})})
 
 
 def test_hello_client() -> None:
@@ -34,18 +35,23 @@ def test_sampling_fake_model() -> None:
 def test_sampling_terminal_approve_edit_reject() -> None:
     approved = run("sampling_terminal.py", "a\n")
     assert approved.returncode == 0, approved.stderr
-    assert "the tool answered: human-reviewed says: MCP lets" in approved.stdout
+    assert "the tool answered (2026-07-28): human-reviewed says: MCP lets" in approved.stdout
     edited = run("sampling_terminal.py", "e\nIn my words.\n")
-    assert "the tool answered: human-reviewed says: In my words." in edited.stdout
-    rejected = run("sampling_terminal.py", "r\n")
-    assert "the tool failed: Tool 'ask_model' failed: User rejected sampling request" in rejected.stdout
+    assert "the tool answered (2026-07-28): human-reviewed says: In my words." in edited.stdout
+    rejected = run("sampling_terminal.py", "r\n")  # in 2026-07-28 the refusal ends the call on the client's side
+    assert rejected.returncode == 0, rejected.stderr
+    assert "the call ended (2026-07-28): the server needs input this client cannot give ('sampling-1', " \
+           "sampling/createMessage): User rejected sampling request" in rejected.stdout
+    # with the handshake, the server hears the refusal and its tool fails
+    old = run("sampling_terminal.py", "r\n", env={"MCP_REVISION": "2025-11-25"})
+    assert "the tool failed (2025-11-25): Tool 'ask_model' failed: User rejected sampling request" in old.stdout
 
 
 def test_sampling_terminal_takes_n_for_no() -> None:
     """Typing n once approved the request; now it refuses it."""
     refused = run("sampling_terminal.py", "n\n")
     assert refused.returncode == 0, refused.stderr
-    assert "the tool failed: " in refused.stdout and "User rejected sampling request" in refused.stdout
+    assert "the call ended" in refused.stdout and "User rejected sampling request" in refused.stdout
     assert "the tool answered" not in refused.stdout
 
 
@@ -53,7 +59,7 @@ def test_sampling_terminal_asks_again_on_anything_unexpected() -> None:
     asked = run("sampling_terminal.py", "maybe\n\na\n")
     assert asked.stdout.count("[a]pprove, [e]dit, or [r]eject? ") == 3
     assert "Please type a, e or r (not 'maybe')." in asked.stdout and "Please type a, e or r (not '')." in asked.stdout
-    assert "the tool answered: human-reviewed says: MCP lets" in asked.stdout  # approved by the explicit "a"
+    assert "the tool answered (2026-07-28): human-reviewed says: MCP lets" in asked.stdout  # by the explicit "a"
     nobody = run("sampling_terminal.py", "")  # the terminal closed without an answer
     assert "User rejected sampling request" in nobody.stdout and "the tool answered" not in nobody.stdout
 

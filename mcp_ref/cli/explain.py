@@ -33,6 +33,12 @@ How a line is made:
    2024-11-05 session of two sides that keep to it nothing of this shows. The
    ``MCP-Protocol-Version`` header of 2025-06-18 is HTTP's, not a message's: the explainer, which
    sees messages, does not show it (``mcp-ref request --http URL --trace`` does not either).
+6. 2026-07-28, the revision without a handshake: its methods (``server/discover``,
+   ``subscriptions/listen`` and its acknowledgement) are in ``METHODS`` like any later one; a
+   request naming that revision in ``_meta`` adds the page of those fields (STLS-09, STLS-11); an
+   ``input_required`` result adds the page of multi round-trip requests (RTYPE-01 and the IDs of
+   the method's rounds), and the retry that brings ``inputResponses`` and ``requestState`` back
+   the client's IDs of that page (``_rounds``).
 """
 
 from __future__ import annotations
@@ -127,7 +133,17 @@ METHODS: dict[str, Entry] = {
     "elicitation/create": Entry("client/elicitation", ("ELIC-05",), ("ELIC-09",), {-32601: ("ELIC-05",)},
                                 revision="2025-06-18"),
     "notifications/elicitation/complete": Entry("client/elicitation", ("ELICU-11",), revision="2025-11-25"),
+    # 2026-07-28: the probe that replaces initialize, and the stream that replaces the GET stream
+    "server/discover": Entry("server/discover", ("DISC-02", "STDIO-06"), ("DISC-01", "DISC-03"),
+                             {-32022: ("STLS-16", "STLS-17")}, revision="2026-07-28"),
+    "subscriptions/listen": Entry("basic/patterns/subscriptions", ("SUBS-04", "SUBS-06"), ("SUBS-07",),
+                                  revision="2026-07-28"),
+    "notifications/subscriptions/acknowledged": Entry("basic/patterns/subscriptions", ("SUBS-02", "SUBS-10"),
+                                                      revision="2026-07-28"),
 }
+MODERN = "2026-07-28"  # its requests name it in _meta (revisions/versioning.py: VERSION_KEY)
+_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+_ROUNDS = {"tools/call": "MRTR-21", "prompts/get": "MRTR-22", "resources/read": "MRTR-23"}
 
 
 @dataclass(frozen=True)
@@ -178,6 +194,8 @@ ERRORS: dict[int, tuple[str, ...]] = {
     -32601: ("AR-01", "LC-21"),  # a known method the peer did not declare
     -32603: ("MSG-09",),  # the handler failed: a short message, no internals
     -32002: ("RES-06",),
+    -32021: ("STLS-12",),  # 2026-07-28: a client capability the request did not bring
+    -32022: ("STLS-16",),  # 2026-07-28: a protocol version the server does not speak
 }
 
 _MAX_REMEMBERED = 10_000  # request ids remembered per direction, oldest forgotten first
@@ -273,7 +291,7 @@ class Explainer:
             ids += ["PROG-01", "PROG-02"]
         if "cursor" in params:
             ids += ["PAG-06", "PAG-07"]
-        return _render(entry.where, ids + self._later(method, "request", params))
+        return _render(entry.where, ids + self._later(method, "request", params) + _rounds(method, params, "request"))
 
     def _later(self, method: str, kind: str, body: dict[str, Any]) -> list[str]:
         """The labels of the later revisions' fields in this message (``LATER_FIELDS``), as IDs and
@@ -306,14 +324,28 @@ class Explainer:
             self._version = version if isinstance(version, str) else None
         if entry is None:
             return f"{name}: result", "basic/messages MSG-05"
-        ids = list(entry.result)
+        ids = list(entry.result) if result.get("resultType") != "input_required" else []  # (not the final result)
         if method == "tools/call" and result.get("isError") is True:
             ids = ["TOOL-17"]
         if method in ("tools/call", "prompts/get"):
             ids += _content_ids(method, result)
         if "nextCursor" in result:
             ids += ["PAG-04", "PAG-11"]
-        return f"{name}: result", _render(entry.where, ids + self._later(str(method), "result", result))
+        ids += self._later(str(method), "result", result) + _rounds(str(method), result, "result")
+        return f"{name}: result", _render(entry.where, ids)
+
+
+def _rounds(method: str, body: dict[str, Any], kind: str) -> list[str]:
+    """The labels of 2026-07-28 in a request's params or a result (point 6 above)."""
+    meta = body.get("_meta") if isinstance(body.get("_meta"), dict) else {}
+    out: list[str] = []
+    if kind == "request" and isinstance(meta, dict) and meta.get(_VERSION_KEY) == MODERN:
+        out += ["STLS-09", "STLS-11"]
+    if kind == "request" and "inputResponses" in body:  # a retry: every answer, the state as it came, a new id
+        out += ["MRTR-14", "MRTR-15", "MRTR-16"]
+    if kind == "result" and body.get("resultType") == "input_required":
+        out += ["RTYPE-01", _ROUNDS.get(method, "MRTR-04")]
+    return out
 
 
 def _key(request_id: Any) -> tuple[str, Any] | None:

@@ -7,7 +7,9 @@ the server says meanwhile is shown on stderr as it arrives: its log messages (``
 and the progress of the request (``ProgressDisplay``). The exit codes are cli.py's.
 
 Which revision: these are tools for the servers of today, so by default the client offers every
-revision mcp_ref speaks and the session is the newest both sides speak (lifecycle.py);
+revision mcp_ref speaks and the session is the newest both sides speak (lifecycle.py;
+2026-07-28 after a ``server/discover`` probe, revisions/stateless_client.py, where ``request`` asks
+for log messages of every level, as a session of the handshake gets them unasked);
 ``--protocol-version V`` offers V alone (``Client(protocol_versions=[V])``), e.g. 2024-11-05 to
 see a server as the base revision sees it. ``mcp-ref demo`` is a lesson, not a tool: it speaks
 2024-11-05 unless told otherwise (demo.py).
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeGuard
 
 from ..client import Client
-from ..lifecycle import ALL_REVISIONS
+from ..lifecycle import ALL_REVISIONS, STATELESS_REVISIONS
 from ..machinery.reach import not_started
 from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, RequestTimeout, json_type
 from ..roots import check_roots
@@ -326,6 +328,8 @@ def cmd_request(args: argparse.Namespace) -> int:
     if client is None:
         return 2
     with client:
+        if not args.quiet and client.protocol_version in STATELESS_REVISIONS and "logging" in client.server_capabilities:
+            client.set_logging_level("debug")  # 2026-07-28: log messages come only at a level asked for (LOGX-01)
         try:  # on_progress puts a progressToken in the params' _meta (PROG-01)
             result = client.request(args.method, params, on_progress=None if args.no_progress else progress)
         except (ConnectionClosed, RequestTimeout) as exc:

@@ -281,8 +281,8 @@ def request(client: Any, method: str, params: dict[str, Any] | None, *, timeout:
     budget = session.default_timeout if timeout is None else timeout
     deadline = time.monotonic() + budget
     given, asked = dict(params or {}), dict(params or {})
-    for _ in range(MAX_ROUNDS):
-        left = deadline - time.monotonic()
+    for round_ in range(MAX_ROUNDS):
+        left = budget if round_ == 0 else deadline - time.monotonic()  # (the first: the caller's timeout itself)
         if left <= 0:
             raise RequestTimeout(f"{method} got no complete result within {budget:g} s (the server kept asking for input)")
         # MRTR-16: every round a request of its own, under a new id

@@ -65,12 +65,18 @@ def test_request_declares_exactly_what_its_options_let_it_answer(options: list[s
         assert seen["roots"]["error"]["code"] == -32601
 
 
+@pytest.mark.parametrize("pin", [[], ["--protocol-version", "2025-11-25"]], ids=["2026-07-28", "2025-11-25"])
 @pytest.mark.parametrize("tool, option", [("ask_model", "--sampling-reply TEXT"), ("list_client_roots", "--root URI")])
-def test_a_tool_that_needs_an_undeclared_capability_says_which_option_declares_it(tool: str, option: str) -> None:
-    proc = run("request", "--stdio", SERVE, "tools/call", json.dumps({"name": tool}))
-    assert proc.returncode == 3  # our server did not ask: the tool failed on its side, saying why
+def test_a_tool_that_needs_an_undeclared_capability_says_which_option_declares_it(tool: str, option: str,
+                                                                                  pin: list[str]) -> None:
+    proc = run("request", "--stdio", SERVE, "tools/call", json.dumps({"name": tool}), *pin)
     capability = "sampling" if tool == "ask_model" else "roots"
-    assert f"the client did not declare the '{capability}' capability" in json.loads(proc.stdout)["content"][0]["text"]
+    if pin:  # the handshake: our server did not ask; the tool failed on its side, saying why
+        assert proc.returncode == 3
+        assert f"the client did not declare the '{capability}' capability" in json.loads(proc.stdout)["content"][0]["text"]
+    else:  # 2026-07-28: the request is refused with -32021 naming the capability (STLS-12)
+        assert proc.returncode == 1
+        assert json.loads(proc.stdout)["data"] == {"requiredCapabilities": {capability: {}}}
     assert proc.stderr.splitlines()[-1] == f"mcp-ref: note: this client declared no {capability} capability; {option} " \
                                            "declares it"
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from mcp_ref import Client, McpError, Server
+from mcp_ref import SUPPORTED_PROTOCOL_VERSIONS, Client, McpError, Server
 from mcp_ref.cli.explain import BASE, ERRORS, LATER_FIELDS, METHODS, Explainer, tracer, where_is
 from mcp_ref.machinery.memory import MemoryTransport
 from mcp_ref_check.requirements import REQUIREMENTS
@@ -93,12 +93,13 @@ def test_a_server_side_explainer_and_what_a_message_adds() -> None:
 
 
 def test_client_trace_explain_over_a_real_server(capfd: pytest.CaptureFixture[str]) -> None:
-    with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes") as client:
+    with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes",
+                      protocol_versions=SUPPORTED_PROTOCOL_VERSIONS) as client:  # the handshake (2026-07-28: below)
         client.call_tool("add", {"a": 1, "b": 2})
         client.call_tool("fail")
         client.call_tool("ask_model")
         with pytest.raises(McpError):
-            client.request("server/discover")
+            client.request("vendor/unknown")
     lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("client ")]
     assert lines[:3] == [
         "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11]",
@@ -109,8 +110,29 @@ def test_client_trace_explain_over_a_real_server(capfd: pytest.CaptureFixture[st
     assert "client <- server  tools/call: result  [server/tools TOOL-17]" in lines  # isError: true
     assert "client <- server  sampling/createMessage  [client/sampling SAMP-05; architecture AR-05]" in lines
     assert "client -> server  sampling/createMessage: result  [client/sampling SAMP-09]" in lines
-    assert lines[-2:] == ["client -> server  server/discover  [not a 2024-11-05 method: expect -32601]",
-                          "client <- server  server/discover: error -32601  [basic/messages: method not found]"]
+    assert lines[-2:] == ["client -> server  vendor/unknown  [not a 2024-11-05 method: expect -32601]",
+                          "client <- server  vendor/unknown: error -32601  [basic/messages: method not found]"]
+
+
+def test_a_session_of_2026_07_28_is_explained_with_its_probe_its_rounds_and_its_errors(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes") as client:
+        assert client.protocol_version == "2026-07-28"
+        client.call_tool("ask_model")  # one round of input: an input_required result, then the retry
+    with Client.stdio(server_command(), trace=tracer("client")) as client, pytest.raises(McpError):
+        client.call_tool("ask_model")  # no sampling declared: -32021
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("client ")]
+    assert lines[:6] == [
+        "client -> server  server/discover  [2026-07-28/server/discover DISC-02; 2026-07-28/basic/transports/stdio "
+        "STDIO-06; 2026-07-28/basic STLS-09 STLS-11]",
+        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03]",
+        "client -> server  tools/call  [server/tools TOOL-08; 2026-07-28/basic STLS-09 STLS-11]",
+        "client <- server  tools/call: result  [server/tools; 2026-07-28/basic RTYPE-01; 2026-07-28/server/tools MRTR-21]",
+        "client -> server  tools/call  [server/tools TOOL-08; 2026-07-28/basic STLS-09 STLS-11; "
+        "2026-07-28/basic/patterns/mrtr MRTR-14 MRTR-15 MRTR-16]",
+        "client <- server  tools/call: result  [server/tools TOOL-19]",
+    ]
+    assert lines[-1] == "client <- server  tools/call: error -32021  [server/tools; 2026-07-28/basic STLS-12]"
 
 
 def test_trace_takes_true_false_or_a_callable_and_a_string_says_where_the_explainer_is() -> None:
@@ -123,14 +145,15 @@ def test_request_explain_prints_the_explained_wire_on_stderr() -> None:
     proc = run("request", "--stdio", SERVE, "--explain", "tools/call", '{"name": "add", "arguments": {"a": 1, "b": 2}}')
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["content"][0]["text"] == "3"
-    assert proc.stderr.splitlines() == [
-        "client -> server  initialize  [basic/lifecycle LC-04 LC-05 LC-06 LC-11]",
-        "client <- server  initialize: result  [basic/lifecycle LC-07 LC-12; 2025-03-26/server/utilities/completion]",
-        "client -> server  notifications/initialized  [basic/lifecycle LC-08]",
-        "client -> server  tools/call  [server/tools TOOL-08; basic/utilities/progress PROG-01 PROG-02]",
+    assert proc.stderr.splitlines() == [  # by default the probe, then 2026-07-28 with the demo server
+        "client -> server  server/discover  [2026-07-28/server/discover DISC-02; 2026-07-28/basic/transports/stdio "
+        "STDIO-06; 2026-07-28/basic STLS-09 STLS-11]",
+        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03]",
+        "client -> server  tools/call  [server/tools TOOL-08; basic/utilities/progress PROG-01 PROG-02; "
+        "2026-07-28/basic STLS-09 STLS-11]",
         "client <- server  tools/call: result  [server/tools TOOL-19]",
     ]
-    both = run("request", "--stdio", SERVE, "--explain", "--trace", "ping")
+    both = run("request", "--stdio", SERVE, "--explain", "--trace", "ping", "--protocol-version", "2025-11-25")
     assert both.stderr.splitlines()[-2:] == ["client <- server  ping: result  [basic/utilities/ping PING-01 PING-12]",
                                              '    {"jsonrpc":"2.0","id":2,"result":{}}']
 
@@ -230,7 +253,7 @@ def test_demo_speaks_2024_11_05_unless_told_otherwise() -> None:
 
 def test_request_and_inspect_take_protocol_version_and_negotiate_the_newest_by_default() -> None:
     newest = run("inspect", "--stdio", SERVE, "--json")
-    assert json.loads(newest.stdout)["protocolVersion"] == "2025-11-25", newest.stderr
+    assert json.loads(newest.stdout)["protocolVersion"] == "2026-07-28", newest.stderr
     pinned = run("inspect", "--stdio", SERVE, "--json", "--protocol-version", "2024-11-05")
     assert json.loads(pinned.stdout)["protocolVersion"] == "2024-11-05", pinned.stderr
     assert "completions" not in json.loads(pinned.stdout)["capabilities"]

@@ -75,10 +75,10 @@ def run_cli(*args: str, cwd: Path = ROOT, timeout: float = 30, **kwargs: Any) ->
 def test_trace_true_prints_the_wire_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     with Client.stdio(server_command(), trace=True, cwd=str(ROOT), timeout=10) as client:
         client.ping()
-    err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("client -> server  ") and '"method":"initialize"' in err[0]
-    assert any(line.startswith("client <- server  ") and '"serverInfo"' in line for line in err)
-    assert any(line.startswith("client -> server  ") and '"method":"ping"' in line for line in err)
+    err = capsys.readouterr().err.splitlines()  # 2026-07-28: the probe first; ping is server/discover again
+    assert err[0].startswith("client -> server  ") and '"method":"server/discover"' in err[0]
+    assert any(line.startswith("client <- server  ") and 'serverInfo"' in line for line in err)
+    assert sum(line.startswith("client -> server  ") and '"method":"server/discover"' in line for line in err) == 2
 
 
 def test_http_error_is_exported_lazily() -> None:
@@ -280,7 +280,7 @@ def test_inspect_shows_the_demo_server_on_one_screen() -> None:
     proc = run_cli("inspect", "--stdio", SERVE, env={**os.environ, "COLUMNS": "100"})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "mcp-ref-demo 0.1.0  (MCP 2025-11-25)"
+    assert lines[0] == "mcp-ref-demo 0.1.0  (MCP 2026-07-28)"
     assert "A demonstration server for mcp_ref" in lines[1]  # the instructions
     assert ("capabilities: completions, logging, prompts (listChanged), resources (subscribe, listChanged), tools (listChanged)"
             in " ".join(line.strip() for line in lines))
@@ -445,7 +445,8 @@ def test_request_prints_progress_lines_when_stderr_is_not_a_terminal() -> None:
     assert proc.stderr.splitlines() == ["progress 1/3", "progress 2/3", "progress 3/3"]
     assert run_cli("request", "--stdio", SERVE, "ping").stderr == ""  # no progress, nothing shown
     echoed = run_cli("request", "--stdio", f"{SERVE} {TEST_SERVER}", "test/echo", '{"x": 1}')
-    assert json.loads(echoed.stdout)["params"] == {"x": 1, "_meta": {"progressToken": 2}}  # it asked for progress
+    params = json.loads(echoed.stdout)["params"]
+    assert params["x"] == 1 and params["_meta"]["progressToken"] == 2  # it asked for progress
 
 
 def test_request_draws_a_progress_bar_on_a_terminal() -> None:

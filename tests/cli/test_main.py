@@ -46,10 +46,15 @@ def test_request_ping_prints_the_result_and_exits_0() -> None:
 def test_request_with_params_and_trace() -> None:
     proc = run("request", "--stdio", f"{SERVE} {TEST_SERVER}", "test/echo", '{"x": [1, "é"]}', "--trace", "--no-progress")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["params"] == {"x": [1, "é"]}
+    echoed = json.loads(proc.stdout)["params"]  # in 2026-07-28 with the revision and the client in _meta
+    assert echoed["x"] == [1, "é"] and echoed["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
     lines = proc.stderr.splitlines()
-    assert lines[0].startswith("client -> server") and '"method":"initialize"' in lines[0]
-    assert any(line.startswith("client <- server") and '"protocolVersion":"2025-11-25"' in line for line in lines)
+    assert lines[0].startswith("client -> server") and '"method":"server/discover"' in lines[0]
+    assert any(line.startswith("client <- server") and '"supportedVersions":["2026-07-28"' in line for line in lines)
+    old = run("request", "--stdio", f"{SERVE} {TEST_SERVER}", "test/echo", '{"x": [1, "é"]}', "--trace", "--no-progress",
+              "--protocol-version", "2025-11-25")
+    assert json.loads(old.stdout)["params"] == {"x": [1, "é"]}
+    assert '"method":"initialize"' in old.stderr.splitlines()[0]
 
 
 def test_request_json_rpc_error_prints_the_error_and_exits_1() -> None:
@@ -123,21 +128,28 @@ def test_import_mcp_ref_loads_no_heavy_dependency() -> None:
     assert out.strip() == "[]"
 
 
-def test_request_answers_sampling_and_roots() -> None:
-    replied = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--sampling-reply", "forty-two")
+@pytest.mark.parametrize("pin", [[], ["--protocol-version", "2025-11-25"]], ids=["2026-07-28", "2025-11-25"])
+def test_request_answers_sampling_and_roots(pin: list[str]) -> None:
+    replied = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--sampling-reply", "forty-two", *pin)
     assert replied.returncode == 0, replied.stderr
     assert json.loads(replied.stdout)["content"][0]["text"] == "mcp-ref-cli says: forty-two"
-    refused = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--trace")
-    assert refused.returncode == 3 and json.loads(refused.stdout)["isError"] is True  # the tool failed: exit 3
+    refused = run("request", "--stdio", SERVE, "tools/call", '{"name": "ask_model"}', "--trace", *pin)
     sent = [json.loads(line.split("  ", 1)[1]) for line in refused.stderr.splitlines() if line.startswith("client -> ")]
-    assert sent[0]["method"] == "initialize" and "sampling" not in sent[0]["params"]["capabilities"]  # SAMP-05
-    assert "the client did not declare the 'sampling' capability" in refused.stdout  # so the server did not ask
+    if pin:  # the handshake: the server's tool fails, saying why: exit 3
+        assert refused.returncode == 3 and json.loads(refused.stdout)["isError"] is True
+        assert sent[0]["method"] == "initialize" and "sampling" not in sent[0]["params"]["capabilities"]  # SAMP-05
+        assert "the client did not declare the 'sampling' capability" in refused.stdout  # so the server did not ask
+    else:  # 2026-07-28: the request is refused, naming what it needs (STLS-12): exit 1, as for any error
+        error = json.loads(refused.stdout)
+        assert refused.returncode == 1 and error["code"] == -32021
+        assert error["data"] == {"requiredCapabilities": {"sampling": {}}}
+        assert all("sampling" not in m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] for m in sent)
     received = [line for line in refused.stderr.splitlines() if line.startswith("client <- server")]
-    assert received and not any('"method":"sampling/createMessage"' in line for line in received)
+    assert received and not any('"method":"sampling/createMessage"' in line for line in received)  # never asked
     assert refused.stderr.endswith("mcp-ref: note: this client declared no sampling capability; --sampling-reply "
                                    "TEXT declares it\n")
     roots = run("request", "--stdio", SERVE, "tools/call", '{"name": "list_client_roots"}',
-                "--root", "file:///a", "--root", "file:///b")
+                "--root", "file:///a", "--root", "file:///b", *pin)
     assert json.loads(roots.stdout)["content"][0]["text"] == "(unnamed): file:///a\n(unnamed): file:///b"
 
 
@@ -228,9 +240,14 @@ def test_request_shows_the_servers_log_messages_on_stderr() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines() == [f'[server log] {level} demo: {{"message": "hi"}}'
                                         for level in ("debug", "info", "warning")]
+    assert json.loads(proc.stdout)["content"][0]["text"] == "sent at: debug, info, warning"
+    # --quiet: nothing shown; in 2026-07-28 no level is asked for, so the server sends none (LOGX-01)
     quiet = run("request", "--stdio", SERVE, "tools/call", '{"name": "log_something"}', "--quiet")
     assert quiet.returncode == 0 and quiet.stderr == ""
-    assert json.loads(quiet.stdout) == json.loads(proc.stdout.replace("hi", "hello from the demo server"))
+    assert json.loads(quiet.stdout)["content"][0]["text"] == "sent at: no level (all below the threshold)"
+    old = run("request", "--stdio", SERVE, "tools/call", '{"name": "log_something"}', "--quiet", "--protocol-version",
+              "2025-11-25")  # a session of the handshake gets them unasked: sent, and not shown
+    assert old.stderr == "" and json.loads(old.stdout)["content"][0]["text"] == "sent at: debug, info, warning"
 
 
 def test_request_shows_a_log_message_as_it_arrives() -> None:

@@ -38,14 +38,16 @@ def stats_lines(proc: subprocess.Popen[str], wanted: int, timeout: float = 30) -
 
 
 def test_serve_prints_its_stats_on_sigusr1_as_a_json_line_on_stderr() -> None:
-    from mcp_ref import Client
+    from mcp_ref import SUPPORTED_PROTOCOL_VERSIONS, Client
 
     proc = subprocess.Popen([MCP_REF, "serve", f"{CLI_SERVERS}:server", "--transport", "http", "--port", "0",
                              "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None
         base = proc.stdout.readline().split(" at ", 1)[1].strip().rsplit("/", 1)[0]
-        with Client.http(base + "/mcp") as first, Client.sse(base + "/sse") as second:
+        # a session on each transport (a client of 2026-07-28, the default over HTTP, opens none)
+        with Client.http(base + "/mcp", protocol_versions=SUPPORTED_PROTOCOL_VERSIONS) as first, \
+                Client.sse(base + "/sse") as second:
             first.ping()
             second.ping()
             proc.send_signal(signal.SIGUSR1)  # without --stats: a signal that would otherwise kill it

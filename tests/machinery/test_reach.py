@@ -208,8 +208,9 @@ def test_a_stdio_command_that_cannot_be_read_says_so(line: str, says: str) -> No
 
 def test_a_stdio_server_that_exits_at_once_says_what_to_check() -> None:
     line = "python3 -c 'import sys; sys.exit(3)'"
-    proc = run("request", "--stdio", line, "ping")
-    assert proc.returncode == 2
-    assert proc.stderr == (f"mcp-ref: could not connect to {line!r}: server process exited with code 3 (while waiting "
-                           "for initialize); check that the command serves MCP on its stdin and stdout: run it alone to "
-                           "see what it does\n")
+    for pin, first in (([], "server/discover"), (["--protocol-version", "2025-11-25"], "initialize")):
+        proc = run("request", "--stdio", line, "ping", *pin)  # (the first request: the probe, or initialize)
+        assert proc.returncode == 2
+        assert proc.stderr == (f"mcp-ref: could not connect to {line!r}: server process exited with code 3 (while "
+                               f"waiting for {first}); check that the command serves MCP on its stdin and stdout: run "
+                               "it alone to see what it does\n")
