@@ -185,21 +185,11 @@ def require_peer(session: Any, capability: str, method: str) -> None:
     if session.lifecycle.phase is not Phase.OPERATING:  # LC-10
         error = McpError(f"cannot send {method} before the client has sent notifications/initialized")
     elif not isinstance(session.lifecycle.peer_capabilities.get(capability), dict):  # ROOT-17, AR-05
-        missing_capability(session, capability)
+        getattr(session, "missing_capability", lambda *_: None)(capability)  # 2026-07-28's -32021: revisions/stateless.py
         error = MethodNotFound(f"the client did not declare the {capability!r} capability, so it cannot answer {method}")
     if error is not None:
         error.failed_request = method
         raise error
-
-
-def missing_capability(session: Any, capability: str, detail: dict[str, Any] | None = None) -> None:
-    """Server side: tell the session that the client lacks ``capability`` (or, with ``detail``,
-    that part of it: ``{"url": {}}`` of ``elicitation``). A session of the handshake does nothing,
-    and the caller refuses as it would; a request of 2026-07-28 raises there, answered -32021
-    (revisions/stateless.py)."""
-    hook = getattr(session, "missing_capability", None)
-    if hook is not None:
-        hook(capability, detail)
 
 
 # --- the client's side -------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .content import LATER_KINDS, message_problem, stand_in
-from .lifecycle import LATEST_PROTOCOL_VERSION, missing_capability, require_peer, since
+from .lifecycle import LATEST_PROTOCOL_VERSION, require_peer, since
 from .messages import USER_REJECTED, InternalError, InvalidParams, McpError, MethodNotFound, param, printable
 
 SamplingHandler = Callable[[dict[str, Any]], Any]
@@ -101,12 +101,12 @@ def create_message(session: Any, messages: list[Any], max_tokens: int, *, timeou
         if not since(version, "2025-11-25"):
             _refuse(f"tools in sampling came with MCP 2025-11-25; this session speaks {version}")
         if not isinstance(declared.get("tools"), dict):
-            missing_capability(session, "sampling", {"tools": {}})
+            getattr(session, "missing_capability", lambda *_: None)("sampling", {"tools": {}})  # 2026-07-28: -32021
             _refuse("the client did not declare sampling.tools, so it cannot be sent tools or toolChoice")
         params.update(_tool_params(tools, tool_choice))
     if options.get("include_context") not in (None, "none") and since(version, "2025-11-25") \
             and not isinstance(declared.get("context"), dict):  # soft-deprecated: only if declared
-        missing_capability(session, "sampling", {"context": {}})
+        getattr(session, "missing_capability", lambda *_: None)("sampling", {"context": {}})  # (as above)
         _refuse("includeContext other than 'none' needs a client that declared sampling.context (MCP 2025-11-25)")
     result: dict[str, Any] = session.request("sampling/createMessage", params, timeout=timeout)
     return result

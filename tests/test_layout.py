@@ -68,6 +68,7 @@ TESTED_ELSEWHERE = {
     "cli/demo.py": "cli/test_main.py",
     "cli/inspect_cmd.py": "cli/test_habits.py",
     "cli/request_cmd.py": "cli/test_main.py",
+    "revisions/wire_labels.py": "cli/test_explain.py",  # the explainer's labels of the later revisions
     "functions/convert.py": "functions/test_hints.py",  # JSON values to the types the hints ask for
     "functions/decorators.py": "pages/test_tools.py",  # @server.tool and its kin, in every page's tests
     "functions/kinds.py": "functions/test_signatures.py",

@@ -33,12 +33,10 @@ How a line is made:
    2024-11-05 session of two sides that keep to it nothing of this shows. The
    ``MCP-Protocol-Version`` header of 2025-06-18 is HTTP's, not a message's: the explainer, which
    sees messages, does not show it (``mcp-ref request --http URL --trace`` does not either).
-6. 2026-07-28, the revision without a handshake: its methods (``server/discover``,
-   ``subscriptions/listen`` and its acknowledgement) are in ``METHODS`` like any later one; a
-   request naming that revision in ``_meta`` adds the page of those fields (STLS-09, STLS-11); an
-   ``input_required`` result adds the page of multi round-trip requests (RTYPE-01 and the IDs of
-   the method's rounds), and the retry that brings ``inputResponses`` and ``requestState`` back
-   the client's IDs of that page (``_rounds``).
+6. 2026-07-28, the revision without a handshake: its methods are in ``METHODS`` like any later
+   one, and the fields of that revision in a message add their IDs (``labels``).
+7. What the later revisions brought (their methods, ``LATER_FIELDS``, ``labels``) is a table of
+   their room: mcp_ref/revisions/wire_labels.py.
 """
 
 from __future__ import annotations
@@ -50,6 +48,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from ..revisions.wire_labels import LATER_ERRORS, LATER_FIELDS, LATER_METHODS, labels, later_fields
 
 BASE = "2024-11-05"  # lifecycle.PROTOCOL_VERSION: the revision whose pages need no prefix
 
@@ -129,63 +129,10 @@ METHODS: dict[str, Entry] = {
     "roots/list": Entry("client/roots", ("ROOT-01",), ("ROOT-03", "ROOT-21"),
                         {-32601: ("ROOT-04",), -32603: ("ROOT-05",)}),
     "notifications/roots/list_changed": Entry("client/roots", ("ROOT-02", "ROOT-22")),
-    # client/elicitation, a page of 2025-06-18 (mcp_ref/revisions/elicitation.py)
-    "elicitation/create": Entry("client/elicitation", ("ELIC-05",), ("ELIC-09",), {-32601: ("ELIC-05",)},
-                                revision="2025-06-18"),
-    "notifications/elicitation/complete": Entry("client/elicitation", ("ELICU-11",), revision="2025-11-25"),
-    # 2026-07-28: the probe that replaces initialize, and the stream that replaces the GET stream
-    "server/discover": Entry("server/discover", ("DISC-02", "STDIO-06"), ("DISC-01", "DISC-03"),
-                             {-32022: ("STLS-16", "STLS-17")}, revision="2026-07-28"),
-    "subscriptions/listen": Entry("basic/patterns/subscriptions", ("SUBS-04", "SUBS-06"), ("SUBS-07",),
-                                  revision="2026-07-28"),
-    "notifications/subscriptions/acknowledged": Entry("basic/patterns/subscriptions", ("SUBS-02", "SUBS-10"),
-                                                      revision="2026-07-28"),
-}
-MODERN = "2026-07-28"  # its requests name it in _meta (revisions/versioning.py: VERSION_KEY)
-_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-_ROUNDS = {"tools/call": "MRTR-21", "prompts/get": "MRTR-22", "resources/read": "MRTR-23"}
-
-
-@dataclass(frozen=True)
-class LaterField:
-    """A field a later revision brought to a message of the base: where it is, and its label."""
-
-    revision: str
-    page: str
-    ids: tuple[str, ...] = ()
-
-
-# What a message may carry that 2024-11-05 did not have, by (method, kind of message, field).
-LATER_FIELDS: dict[tuple[str, str, str], LaterField] = {
-    ("initialize", "request", "elicitation"): LaterField("2025-06-18", "client/elicitation", ("ELIC-05",)),
-    ("initialize", "result", "completions"): LaterField("2025-03-26", "server/utilities/completion"),
-    ("notifications/progress", "request", "message"): LaterField("2025-03-26", "basic/utilities/progress"),
-    ("tools/list", "result", "annotations"): LaterField("2025-03-26", "server/tools", ("ANNOT-01",)),
-    ("tools/list", "result", "title"): LaterField("2025-06-18", "server/tools"),
-    ("tools/list", "result", "outputSchema"): LaterField("2025-06-18", "server/tools", ("OUT-03",)),
-    ("tools/call", "result", "structuredContent"): LaterField("2025-06-18", "server/tools", ("OUT-03", "OUT-01")),
-    ("tools/call", "result", "audio"): LaterField("2025-03-26", "server/tools"),
-    ("tools/call", "result", "resource_link"): LaterField("2025-06-18", "server/tools"),
-    ("prompts/get", "result", "audio"): LaterField("2025-03-26", "server/prompts"),
-    ("prompts/get", "result", "resource_link"): LaterField("2025-06-18", "server/prompts"),
+    # the methods later revisions brought (client/elicitation of 2025-06-18, server/discover of 2026-07-28, ...)
+    **{method: Entry(*labels) for method, labels in LATER_METHODS.items()},
 }
 
-
-def _later_fields(method: str, kind: str, body: dict[str, Any]) -> list[str]:
-    """The names of ``LATER_FIELDS`` keys present in a request's params or a result: a capability,
-    a field of a tool (``tools/list``), of the result itself, or a content type."""
-    found: set[str] = set(body)
-    capabilities = body.get("capabilities")
-    if isinstance(capabilities, dict):
-        found |= set(capabilities)
-    if method == "tools/list" and isinstance(body.get("tools"), list):
-        found |= {name for tool in body["tools"] if isinstance(tool, dict) for name in tool}
-    messages = body.get("messages")
-    items = body.get("content") if method == "tools/call" else [
-        m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)]
-    if isinstance(items, list):
-        found |= {item["type"] for item in items if isinstance(item, dict) and isinstance(item.get("type"), str)}
-    return [name for (m, k, name) in LATER_FIELDS if m == method and k == kind and name in found]
 
 # The IDs behind an error code when the method has no entry of its own for it.
 ERRORS: dict[int, tuple[str, ...]] = {
@@ -194,8 +141,7 @@ ERRORS: dict[int, tuple[str, ...]] = {
     -32601: ("AR-01", "LC-21"),  # a known method the peer did not declare
     -32603: ("MSG-09",),  # the handler failed: a short message, no internals
     -32002: ("RES-06",),
-    -32021: ("STLS-12",),  # 2026-07-28: a client capability the request did not bring
-    -32022: ("STLS-16",),  # 2026-07-28: a protocol version the server does not speak
+    **LATER_ERRORS,
 }
 
 _MAX_REMEMBERED = 10_000  # request ids remembered per direction, oldest forgotten first
@@ -291,13 +237,13 @@ class Explainer:
             ids += ["PROG-01", "PROG-02"]
         if "cursor" in params:
             ids += ["PAG-06", "PAG-07"]
-        return _render(entry.where, ids + self._later(method, "request", params) + _rounds(method, params, "request"))
+        return _render(entry.where, ids + self._later(method, "request", params) + labels(method, params, "request"))
 
     def _later(self, method: str, kind: str, body: dict[str, Any]) -> list[str]:
         """The labels of the later revisions' fields in this message (``LATER_FIELDS``), as IDs and
         pages for ``_render``: a field newer than the session's revision also names LC-14."""
         out: list[str] = []
-        for name in _later_fields(method, kind, body):
+        for name in later_fields(method, kind, body):
             later = LATER_FIELDS[(method, kind, name)]
             out += [_PAGE_MARK + _page_of(later.revision, later.page), *later.ids]
             if self._version is not None and _older(self._version, later.revision):
@@ -331,21 +277,8 @@ class Explainer:
             ids += _content_ids(method, result)
         if "nextCursor" in result:
             ids += ["PAG-04", "PAG-11"]
-        ids += self._later(str(method), "result", result) + _rounds(str(method), result, "result")
+        ids += self._later(str(method), "result", result) + labels(str(method), result, "result")
         return f"{name}: result", _render(entry.where, ids)
-
-
-def _rounds(method: str, body: dict[str, Any], kind: str) -> list[str]:
-    """The labels of 2026-07-28 in a request's params or a result (point 6 above)."""
-    meta = body.get("_meta") if isinstance(body.get("_meta"), dict) else {}
-    out: list[str] = []
-    if kind == "request" and isinstance(meta, dict) and meta.get(_VERSION_KEY) == MODERN:
-        out += ["STLS-09", "STLS-11"]
-    if kind == "request" and "inputResponses" in body:  # a retry: every answer, the state as it came, a new id
-        out += ["MRTR-14", "MRTR-15", "MRTR-16"]
-    if kind == "result" and body.get("resultType") == "input_required":
-        out += ["RTYPE-01", _ROUNDS.get(method, "MRTR-04")]
-    return out
 
 
 def _key(request_id: Any) -> tuple[str, Any] | None:

@@ -59,7 +59,7 @@ def add_protocol_version_argument(parser: argparse.ArgumentParser, default: str 
     """``--protocol-version V``: the one revision the client offers (one of lifecycle.ALL_REVISIONS:
     2026-07-28, without a handshake, too: revisions/stateless_client.py)."""
     said = (f"default {default}" if default else
-            "default: offer every one with a handshake and use the newest the server speaks")
+            "default: offer every one, probing for 2026-07-28 first, and use the newest the server speaks")
     parser.add_argument("--protocol-version", choices=ALL_REVISIONS, default=default, metavar="V",
                         help=f"offer only this protocol revision, one of {', '.join(ALL_REVISIONS)} ({said})")
 

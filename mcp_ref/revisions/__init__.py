@@ -28,6 +28,9 @@ with its spec link and the place in the code that does it:
    speaks it where the server does (``stateless_client.py``; ``client_subscriptions.py`` for what the
    revision took away: ping, the log level, subscriptions).
 
+Beside them, ``wire_labels.py``: what each of the four brought to the messages, as ``mcp-ref
+request --explain`` labels them.
+
 How a revision hooks in: the revisions mcp_ref speaks are listed, in the order they were
 published, in lifecycle.py (``REVISIONS``, and ``STATELESS_REVISIONS`` for 2026-07-28, which is
 never agreed in ``initialize``), and a base page asks ``lifecycle.since(version, "2025-06-18")``

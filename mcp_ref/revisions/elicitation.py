@@ -48,7 +48,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..lifecycle import missing_capability, require_peer, since
+from ..lifecycle import require_peer, since
 from ..messages import InvalidParams, McpError, MethodNotFound, param, printable
 from .elicitation_schema import Schema, checked_content, requested_schema, schema_problem
 
@@ -130,7 +130,7 @@ def _require_mode(session: Any, mode: str) -> None:
     else:
         require_peer(session, "elicitation", METHOD)  # the client declared elicitation (item 1)
         if mode not in _modes(session.lifecycle.peer_capabilities.get("elicitation")):
-            missing_capability(session, "elicitation", {mode: {}})
+            getattr(session, "missing_capability", lambda *_: None)("elicitation", {mode: {}})  # 2026-07-28: -32021
             error = MethodNotFound(f"the client did not declare {mode}-mode elicitation, so it cannot be asked "
                                    f"for it (it declared {sorted(_modes(session.lifecycle.peer_capabilities['elicitation']))})")
     if error is not None:

@@ -78,7 +78,7 @@ class RequestView:
 
     def missing_capability(self, capability: str, detail: dict[str, Any] | None = None) -> None:
         """A page found that the client did not declare ``capability``, or the part ``detail`` of it
-        (lifecycle.missing_capability)."""
+        (lifecycle.require_peer, sampling.create_message, elicitation.py)."""
         raise mrtr.MissingCapability(capability, detail)  # STLS-12: -32021 for the request, not a tool error
 
     def request(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:

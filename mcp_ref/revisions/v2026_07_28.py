@@ -45,13 +45,14 @@ Removes
      ``resources/subscribe`` and ``resources/unsubscribe`` (versioning.py ``GONE``: -32601); the
      GET stream and stream resumption; requests from the server to the client.
 
-The client's side: a ``Client`` offering it probes with ``server/discover`` and speaks the
-revision wherever the server does (stateless_client.py; by default a client still offers the
-handshake revisions only); what item 11 took away keeps its method on
+The client's side: a ``Client`` (by default) probes with ``server/discover`` and speaks the
+revision wherever the server does (stateless_client.py; ``protocol_versions=`` without it keeps
+the handshake, and ``Client.sse`` never probes); what item 11 took away keeps its method on
 ``Client``, done this revision's way (client_subscriptions.py: ``ping`` asks ``server/discover``,
 the log level goes with each request, subscriptions go through ``subscriptions/listen``); the
 ``x-mcp-header`` parameters become ``Mcp-Param-*`` headers (param_headers.py), which a server
-of ours checks against the arguments (param_headers.py, point 4).
+of ours checks against the arguments (param_headers.py, point 4). How ``mcp-ref request
+--explain`` labels this revision on the wire: wire_labels.py.
 
 Not done yet: the tasks extension (no longer part of the core protocol).
 """
