@@ -38,13 +38,19 @@ PY = sys.executable
 SIDES = ("raw-client", "raw-server", "client", "server")
 N1, N2 = 100, 1100
 
-# The floor's echo, which also answers initialize so that mcp_ref's client can connect to it.
+# The floor's echo, which also answers initialize so that mcp_ref's client can connect to it (and
+# refuses the server/discover probe of a client offering 2026-07-28, as a server of the handshake may).
 ECHO = r"""
 import json, sys
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 for line in stdin:
     msg = json.loads(line)
     if "id" not in msg:
+        continue
+    if msg["method"] == "server/discover":
+        error = {"code": -32601, "message": "Method not found"}
+        stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}).encode() + b"\n")
+        stdout.flush()
         continue
     if msg["method"] == "initialize":
         result = {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
