@@ -6,7 +6,11 @@ in a process of its own too, timing tools/call round trips on demand. Not a spec
 KIND, each peer started as its own documentation starts it:
 
     raw-stdio         the floor of stdio: a newline-JSON echo over a pipe (raw_echo.py), no library
-    mcp_ref-stdio     Client.stdio(["python", "-m", "mcp_ref", "serve"]) (the demo server)
+    mcp_ref-stdio     Client.stdio(["python", "-m", "mcp_ref", "serve"]) (the demo server), offering
+                      the revisions with a handshake (a session, as the SDK's legacy mode below)
+    mcp_ref-stdio-2026
+                      the same, as a Client starts by default: server/discover, then 2026-07-28
+                      (every request named in _meta, served on its own)
     mcp_ref-stdio-jsonschema, mcp_ref-stdio-unchecked
                       the same client against the demo server with every tool's arguments checked
                       by jsonschema alone, or not at all (validation_server.py): what the check costs
@@ -135,11 +139,11 @@ class RawStdio:
 
 
 class OursStdio:
-    def __init__(self, check: str = "") -> None:
-        from mcp_ref import Client
+    def __init__(self, check: str = "", modern: bool = False) -> None:
+        from mcp_ref import SUPPORTED_PROTOCOL_VERSIONS, Client
 
         command = [PY, str(HERE / "validation_server.py"), check] if check else [PY, "-m", "mcp_ref", "serve"]
-        self.client = Client.stdio(command)
+        self.client = Client.stdio(command, protocol_versions=None if modern else SUPPORTED_PROTOCOL_VERSIONS)
         self.pid = self.client.session._transport.process.pid  # type: ignore[attr-defined]
 
     def call(self) -> None:
@@ -192,6 +196,8 @@ def serve_sync(kind: str) -> None:
         make = RawStdio
     elif kind == "mcp_ref-stdio":
         make = OursStdio
+    elif kind == "mcp_ref-stdio-2026":
+        make = lambda: OursStdio(modern=True)  # noqa: E731
     elif kind.startswith("mcp_ref-stdio-"):
         make = lambda: OursStdio(kind.rsplit("-", 1)[1])  # noqa: E731
     else:

@@ -8,7 +8,8 @@ are noisy, so everything is measured in rounds alternated between the contenders
 and reported as ratios taken in the same rounds:
 
 1. stdio, sequential tools/call round trips: the floor (a newline-JSON echo over a pipe, no
-   library), mcp_ref, the SDK; time and CPU per call of each side;
+   library), mcp_ref, the SDK, both in a session of the handshake, and mcp_ref as a Client
+   starts by default (2026-07-28, no handshake); time and CPU per call of each side;
 2. HTTP+SSE, sequential: the floor on werkzeug's server and on waitress (a bare WSGI echo, the
    same `requests` client reading the stream on a thread), mcp_ref on both, the SDK on uvicorn
    as `mcp.run("sse", ...)` starts it;
@@ -62,21 +63,27 @@ def cpu_line(c: Contender) -> str:
 
 
 def stdio_section(rounds: int, folder: Path, targets: list[tuple[bool, str]]) -> None:
-    floor, ours, sdk = (Contender(k) for k in ("raw-stdio", "mcp_ref-stdio", "sdk-stdio"))
+    # ours and the SDK in a session of the handshake (contender.py), and ours as a Client starts by default
+    floor, ours, sdk, modern = (Contender(k) for k in ("raw-stdio", "mcp_ref-stdio", "sdk-stdio", "mcp_ref-stdio-2026"))
     try:
-        alternate([floor, ours, sdk], rounds)
+        alternate([floor, ours, sdk, modern], rounds)
     finally:
-        for c in (floor, ours, sdk):
+        for c in (floor, ours, sdk, modern):
             c.close()
     print(f"1. stdio, sequential tools/call round trips ({rounds} rounds; medians, ratios per round)")
-    for c, name in ((floor, "raw echo over a pipe (floor)"), (ours, "mcp_ref"), (sdk, "official SDK")):
+    for c, name in ((floor, "raw echo over a pipe (floor)"), (ours, "mcp_ref"), (sdk, "official SDK"),
+                    (modern, "mcp_ref, 2026-07-28 (default)")):
         print(f"   {name:<29}: {c.median() * US:8.1f} us/call  {cpu_line(c)}")
     faster = ratio_per_round(sdk, ours)
-    cpu_ratio = (ours.cpu("client") + ours.cpu("server")) / (floor.cpu("client") + floor.cpu("server"))
+    floor_cpu = floor.cpu("client") + floor.cpu("server")
+    cpu_ratio = (ours.cpu("client") + ours.cpu("server")) / floor_cpu
     print(f"   mcp_ref / floor             : {spread(ratio_per_round(ours, floor))}")
     print(f"   SDK / mcp_ref               : {spread(faster)}  (how many times faster mcp_ref is)")
     print(f"   CPU per round trip (client + server), mcp_ref / floor: {cpu_ratio:.2f}x")
-    print(compare_to(save([floor, ours, sdk], "stdio tools/call", folder / "stdio")), "\n")
+    print(f"   2026-07-28 / floor          : {spread(ratio_per_round(modern, floor))};  CPU "
+          f"{(modern.cpu('client') + modern.cpu('server')) / floor_cpu:.2f}x the floor's;  SDK / it: "
+          f"{spread(ratio_per_round(sdk, modern))}")
+    print(compare_to(save([floor, ours, sdk, modern], "stdio tools/call", folder / "stdio")), "\n")
     targets.append((faster.median() >= 5, f"stdio at least 5x faster than the SDK (median): {faster.median():.1f}x "
                                           f"(lowest round {min(faster.get_values()):.1f}x)"))
     targets.append((cpu_ratio <= 3, f"CPU per stdio round trip at most 3x the raw echo's: {cpu_ratio:.2f}x"))
