@@ -508,11 +508,14 @@ MUTANTS += [
       "_as_it_takes"),
     # MRTR-16: every round of a call sent under the id of its first; MRTR-17: a call's answers and state kept
     # on the client and sent with the next call
-    M("MRTR-16", _SCLIENT, "        result: dict[str, Any] = session.request(method, meta(client, asked, version),",
-      '        first = next(session._ids) if "inputResponses" not in asked else first  # noqa: F821\n'
-      '        session._ids = __import__("itertools").chain([first], session._ids)\n'
-      "        result: dict[str, Any] = session.request(method, meta(client, asked, version),",
+    M("MRTR-16", _SCLIENT, "            result: dict[str, Any] = session.request(method, meta(client, asked, version),",
+      '            first = next(session._ids) if "inputResponses" not in asked else first  # noqa: F821\n'
+      '            session._ids = __import__("itertools").chain([first], session._ids)\n'
+      "            result: dict[str, Any] = session.request(method, meta(client, asked, version),",
       _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id"),
+    # HTTPX-11: a request whose HTTP stream broke (the server still there) fails instead of going again
+    M("HTTPX-11", _SCLIENT, "            continue  # HTTPX-11", "            raise  # HTTPX-11",
+      _T26 + "test_stateless_client.py::test_over_http_a_request_whose_stream_broke_is_sent_again_under_a_new_id"),
     M("MRTR-17", _SCLIENT, "    given, asked = dict(params or {}), dict(params or {})",
       '    given, asked = dict(params or {}), {**client.__dict__.get("_mrtr_last", {}), **(params or {})}',
       _T26 + "test_stateless_client.py::test_each_retry_echoes_the_state_byte_for_byte_or_sends_none_under_a_new_id",

@@ -49,10 +49,13 @@ What a client of both eras does, and how ``mcp_ref.Client`` does it:
    body is a JSON-RPC error for the request is that request's answer (so -32022 is read as on
    stdio); any other 4xx ends the probe as a server of the handshake, and ``Client.http`` falls
    back as before. A request is cancelled by closing its response stream, never by a
-   ``notifications/cancelled`` POST; over stdio by that notification, as before.
+   ``notifications/cancelled`` POST; over stdio by that notification, as before. Streams are not
+   resumed in this revision: a request whose response stream broke while the server is still
+   there (the transport's own error answer, streamable_http/client_transport.py) is sent again
+   as a new request under a new id, the same round, within the same timeout, at most
+   ``MAX_RESENDS`` times (``request``; then the error says how many times it was sent).
 
-Not done here: the re-sending of a request whose stream broke (it fails, as any lost request
-does). The ``Mcp-Param-*`` headers are param_headers.py's.
+The ``Mcp-Param-*`` headers are param_headers.py's.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ from typing import Any
 
 from ..lifecycle import REVISIONS, STATELESS_REVISIONS, Phase, checked_versions, implementation_info
 from ..machinery.http.client_plumbing import HttpError, read_body
-from ..messages import ConnectionClosed, McpError, MethodNotFound, RequestTimeout, printable
+from ..messages import CONNECTION_CLOSED, ConnectionClosed, McpError, MethodNotFound, RequestTimeout, printable
 from ..session import RequestContext
 from .mrtr import ASKED, METHODS
 from .versioning import (
@@ -92,6 +95,7 @@ ALL_VERSIONS = tuple(reversed(REVISIONS + STATELESS_REVISIONS))
 DEFAULT_VERSIONS = ALL_VERSIONS
 PROBE_TIMEOUT = 5.0  # seconds a client of both eras waits for server/discover before taking silence as "legacy"
 MAX_ROUNDS = 16  # input_required rounds of one request before the client gives up
+MAX_RESENDS = 2  # times one request whose response stream broke is sent again (point 5)
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
 SENTINEL = ("=?base64?", "?=")
 
@@ -281,12 +285,22 @@ def request(client: Any, method: str, params: dict[str, Any] | None, *, timeout:
     budget = session.default_timeout if timeout is None else timeout
     deadline = time.monotonic() + budget
     given, asked = dict(params or {}), dict(params or {})
+    resent = 0
     for round_ in range(MAX_ROUNDS):
         left = budget if round_ == 0 else deadline - time.monotonic()  # (the first: the caller's timeout itself)
         if left <= 0:
             raise RequestTimeout(f"{method} got no complete result within {budget:g} s (the server kept asking for input)")
-        # MRTR-16: every round a request of its own, under a new id
-        result: dict[str, Any] = session.request(method, meta(client, asked, version), timeout=left, on_progress=on_progress)
+        try:  # MRTR-16: every round a request of its own, under a new id
+            result: dict[str, Any] = session.request(method, meta(client, asked, version), timeout=left,
+                                                     on_progress=on_progress)
+        except McpError as exc:
+            if not _lost(session, exc):
+                raise
+            if resent == MAX_RESENDS:
+                raise McpError(f"{exc.message} (sent {resent + 1} times, each under a new id)", exc.data,
+                               code=exc.code) from None
+            resent += 1
+            continue  # HTTPX-11: its stream broke, the server is there: the same round again, a new id
         if _checked(result, method) == "complete":
             return result
         answers = {key: _answer(client, key, question) for key, question in result["inputRequests"].items()}
@@ -295,6 +309,13 @@ def request(client: Any, method: str, params: dict[str, Any] | None, *, timeout:
             asked["requestState"] = result["requestState"]
         # MRTR-17: what one result asked goes into the retry of that request only
     raise McpError(f"{method}: the server still asked for input after {MAX_ROUNDS} rounds; gave up")
+
+
+def _lost(session: Any, exc: McpError) -> bool:
+    """Whether ``exc`` is one request lost with its HTTP stream while the connection stands: the
+    Streamable HTTP transport's own answer for it (-32000, its ``data`` says so), the session open."""
+    made_by = exc.data.get("transport") if isinstance(exc.data, dict) else None
+    return exc.code == CONNECTION_CLOSED and made_by == "streamable-http" and not session.closed.is_set()
 
 
 def _checked(result: dict[str, Any], method: str) -> str:

@@ -35,6 +35,9 @@ Over HTTP:
   (HTTPX-14, HTTPX-21)
 - ``http-session-id``: every answer carries an Mcp-Session-Id (HTTPX-25)
 - ``http-always-200``: every 4xx becomes 200 (HTTPX-15, HTTPX-16)
+- ``http-break-first-call``: the event stream of the first ``tools/call`` ends before its answer
+  (the server got the request; its answer is lost on the way): a client's HTTPX-11
+- ``http-break-every-call``: the same for every ``tools/call``
 """
 
 from __future__ import annotations
@@ -188,6 +191,7 @@ def serve_http(mode: str) -> None:
     served = demo.sse_server(streamable_options={"quick_answer": 2.0})
     upstream = urllib.parse.urlsplit(served.url.rsplit("/", 1)[0] + "/mcp")
     modes = {one.removeprefix("http-") for one in mode.split(",")}
+    calls = [0]  # tools/call POSTs seen (break-first-call, break-every-call)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -220,6 +224,17 @@ def serve_http(mode: str) -> None:
             conn = http.client.HTTPConnection(upstream.hostname or "127.0.0.1", upstream.port, timeout=60)
             conn.request("POST", upstream.path, body=body, headers=headers)
             answer = conn.getresponse()
+            if b'"tools/call"' in body:
+                calls[0] += 1
+                if "break-every-call" in modes or "break-first-call" in modes and calls[0] == 1:
+                    answer.read()  # the server answered; the answer is lost on the way
+                    conn.close()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Connection", "close")
+                    self.end_headers()  # a stream that opens, and ends before the answer
+                    self.close_connection = True
+                    return
             status = 200 if "always-200" in modes and 400 <= answer.status < 500 else answer.status
             self.send_response(status)
             for name, value in answer.getheaders():

@@ -332,3 +332,38 @@ def test_over_http_with_sse_a_client_offers_the_handshakes_revisions_alone_and_s
             Client.sse(server.url, protocol_versions=[MODERN], timeout=10)
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("mode", ["http-break-first-call", "http-break-every-call"])
+def test_over_http_a_request_whose_stream_broke_is_sent_again_under_a_new_id(mode: str) -> None:
+    """HTTPX-11: streams are not resumed in 2026-07-28; a request whose response stream ends
+    before its answer, the server still there, is sent again as a new request (a new id), within
+    the caller's timeout, at most MAX_RESENDS times; then the error says how many times it went.
+    The demo server behind tests/peers/broken_stateless_server.py's relay, which loses the answer
+    of the first (or of every) tools/call."""
+    import subprocess
+
+    relay = subprocess.Popen([sys.executable, str(Path(PEER).with_name("broken_stateless_server.py")), "--mode", mode],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert relay.stdout is not None
+        url = relay.stdout.readline().rsplit(" at ", 1)[1].strip()
+        wire = Wire()
+        with Client.http(url, fallback=False, timeout=20, trace=wire) as made:
+            assert made.protocol_version == MODERN
+            if mode == "http-break-first-call":
+                assert made.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+                expected = 2
+            else:
+                with pytest.raises(McpError, match=rf"before answering.*sent {stateless_client.MAX_RESENDS + 1} times"):
+                    made.call_tool("add", {"a": 2, "b": 3})
+                expected = stateless_client.MAX_RESENDS + 1
+            made.ping()  # the connection stands
+        calls = [msg for msg in wire.sent if msg.get("method") == "tools/call"]
+        assert len(calls) == expected and len({msg["id"] for msg in calls}) == expected
+        assert all(msg["params"] == calls[0]["params"] for msg in calls)  # the same request, each time new
+    finally:
+        relay.terminate()
+        relay.wait(10)
+        if relay.stdout is not None:
+            relay.stdout.close()
