@@ -161,8 +161,12 @@ _table_lock = threading.Lock()
 
 
 def connection(session: Any) -> Connection:
+    """What this client keeps about the connection of ``session``: made the first time it is asked for."""
     with _table_lock:
-        return _connections.setdefault(session, Connection())
+        kept = _connections.get(session)
+        if kept is None:  # (not setdefault: a Connection, with its lock and condition, is made once)
+            kept = _connections[session] = Connection()
+        return kept
 
 
 # --- finding the era (point 1) -------------------------------------------------------------------
