@@ -23,7 +23,8 @@ https://modelcontextprotocol.io/specification/2026-07-28/changelog
 4. ``labels``: what the fields of 2026-07-28 exercise in a message: a request naming that
    revision in ``_meta`` (STLS-09, STLS-11), a retry bringing ``inputResponses`` and
    ``requestState`` back (the client's IDs of the rounds), an ``input_required`` result
-   (RTYPE-01 and the IDs of that method's rounds).
+   (RTYPE-01 and the IDs of that method's rounds), a result with caching hints (``ttlMs`` and
+   ``cacheScope``: CACHE-01, CACHE-05).
 """
 
 from __future__ import annotations
@@ -104,4 +105,6 @@ def labels(method: str, body: dict[str, Any], kind: str) -> list[str]:
         out += ["MRTR-14", "MRTR-15", "MRTR-16"]
     if kind == "result" and body.get("resultType") == "input_required":
         out += ["RTYPE-01", ROUNDS.get(method, "MRTR-04")]
+    if kind == "result" and "ttlMs" in body:  # a list, a read or server/discover: how long it may be kept
+        out += ["CACHE-01", "CACHE-05"]
     return out

@@ -119,19 +119,23 @@ def test_a_session_of_2026_07_28_is_explained_with_its_probe_its_rounds_and_its_
     with Client.stdio(server_command(), trace=tracer("client"), sampling_handler=lambda params: "yes") as client:
         assert client.protocol_version == "2026-07-28"
         client.call_tool("ask_model")  # one round of input: an input_required result, then the retry
+        client.list_tools()  # a list: with its caching hints
     with Client.stdio(server_command(), trace=tracer("client")) as client, pytest.raises(McpError):
         client.call_tool("ask_model")  # no sampling declared: -32021
     lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("client ")]
     assert lines[:6] == [
         "client -> server  server/discover  [2026-07-28/server/discover DISC-02; 2026-07-28/basic/transports/stdio "
         "STDIO-06; 2026-07-28/basic STLS-09 STLS-11]",
-        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03]",
+        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03; "
+        "2026-07-28/server/utilities/caching CACHE-01 CACHE-05]",
         "client -> server  tools/call  [server/tools TOOL-08; 2026-07-28/basic STLS-09 STLS-11]",
         "client <- server  tools/call: result  [server/tools; 2026-07-28/basic RTYPE-01; 2026-07-28/server/tools MRTR-21]",
         "client -> server  tools/call  [server/tools TOOL-08; 2026-07-28/basic STLS-09 STLS-11; "
         "2026-07-28/basic/patterns/mrtr MRTR-14 MRTR-15 MRTR-16]",
         "client <- server  tools/call: result  [server/tools TOOL-19]",
     ]
+    assert "client <- server  tools/list: result  [server/tools; 2026-07-28/server/utilities/caching CACHE-01 " \
+           "CACHE-05]" in lines
     assert lines[-1] == "client <- server  tools/call: error -32021  [server/tools; 2026-07-28/basic STLS-12]"
 
 
@@ -148,7 +152,8 @@ def test_request_explain_prints_the_explained_wire_on_stderr() -> None:
     assert proc.stderr.splitlines() == [  # by default the probe, then 2026-07-28 with the demo server
         "client -> server  server/discover  [2026-07-28/server/discover DISC-02; 2026-07-28/basic/transports/stdio "
         "STDIO-06; 2026-07-28/basic STLS-09 STLS-11]",
-        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03]",
+        "client <- server  server/discover: result  [2026-07-28/server/discover DISC-01 DISC-03; "
+        "2026-07-28/server/utilities/caching CACHE-01 CACHE-05]",
         "client -> server  tools/call  [server/tools TOOL-08; basic/utilities/progress PROG-01 PROG-02; "
         "2026-07-28/basic STLS-09 STLS-11]",
         "client <- server  tools/call: result  [server/tools TOOL-19]",
