@@ -10,9 +10,11 @@ to a client that declared the capability; these cases judge the answers.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import result_shapes
 from .client_cases import messages, method_of, probe
-from .client_check import ClientCheck
+from .client_check import ClientCheck, Probe
 from .model import client_case
 from .wire import shown
 
@@ -23,19 +25,30 @@ SAMPLING = "client/sampling"
 # --- client/roots and client/sampling ------------------------------------------------------------
 
 
+def answered(t: ClientCheck, capability: str, method: str, requirement: str) -> tuple[Probe, Any] | None:
+    """The probe of ``capability`` (our ``method``) and the client's result, for its shape to be
+    judged; a skip when the client did not declare it, a failure of ``requirement`` when nothing
+    came back, None (and a note) when the client refused it, which it may."""
+    if not isinstance(t.s.client_capabilities.get(capability), dict):
+        t.skip(f"the client does not declare {capability}")
+    found = probe(t, capability)
+    if found.reply is None:
+        t.fail(requirement, f"no response to {method}", found.sent, f"(nothing within {t.timeout:g} s)")
+    if "error" in found.reply:
+        t.note(f"{method} was refused: {shown(found.got)}")
+        return None
+    return found, found.reply.get("result")
+
+
 @client_case(ROOTS, "ROOT-01", "ROOT-03")
 def roots_list_is_answered(t: ClientCheck) -> None:
     """A client that declared roots answers roots/list with a roots array of file:// URIs (each
     with an optional name)."""
-    if not isinstance(t.s.client_capabilities.get("roots"), dict):
-        t.skip("the client does not declare roots")
-    found = probe(t, "roots")
-    if found.reply is None:
-        t.fail("ROOT-01", "no response to roots/list", found.sent, f"(nothing within {t.timeout:g} s)")
-    if "error" in found.reply:
-        t.note(f"roots/list was refused: {shown(found.got)}")
+    answer = answered(t, "roots", "roots/list", "ROOT-01")
+    if answer is None:
         return
-    problems = result_shapes.list_result(found.reply.get("result"), "roots", result_shapes.root)
+    found, result = answer
+    problems = result_shapes.list_result(result, "roots", result_shapes.root)
     t.shape_problems([p for p in problems if "file://" in p], "ROOT-03", "the roots", found)
     t.shape_problems([p for p in problems if "file://" not in p], "ROOT-01", "the roots/list result", found)
 
@@ -54,13 +67,9 @@ def roots_changes_only_when_declared(t: ClientCheck) -> None:
 def sampling_request_is_answered(t: ClientCheck) -> None:
     """A client that declared sampling answers sampling/createMessage with a result (role, text or
     image content, model, optional stopReason) or an error (the user may refuse)."""
-    if not isinstance(t.s.client_capabilities.get("sampling"), dict):
-        t.skip("the client does not declare sampling")
-    found = probe(t, "sampling")
-    if found.reply is None:
-        t.fail("SAMP-05", "no response to sampling/createMessage", found.sent, f"(nothing within {t.timeout:g} s)")
-    if "error" in found.reply:
-        t.note(f"sampling was refused: {shown(found.got)}")
+    answer = answered(t, "sampling", "sampling/createMessage", "SAMP-05")
+    if answer is None:
         return
-    t.shape_problems(result_shapes.create_message_result(found.reply.get("result")), "SAMP-05",
+    found, result = answer
+    t.shape_problems(result_shapes.create_message_result(result), "SAMP-05",
                      "the sampling/createMessage result", found)

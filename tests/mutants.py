@@ -456,7 +456,8 @@ MUTANTS += [
       _T26 + "test_stateless_http.py::test_httpx_14_21_a_header_that_differs_from_the_body_is_400_32020"),
     M("HTTPX-21", _SHTTP, "    if problem is not None:  # HTTPX-21", "    if False:  #",
       _T26 + "test_stateless_http.py::test_httpx_21_a_missing_header_is_400_32020"),
-    M("MPARAM-08", _SHTTP, "value = decoded(given) if header == NAME_HEADER else given  # MPARAM-08", "value = given  #",
+    M("MPARAM-08", _SHTTP, "value = param_headers.decoded(given) if header == NAME_HEADER else given  # MPARAM-08",
+      "value = given  #",
       _T26 + "test_stateless_http.py::test_mparam_08_a_name_that_is_not_ascii_travels_in_base64"),
     # server: subscriptions.py
     M("SUBS-01", _SUBS, "if listener.wants(method, params or {}))  # SUBS-01", "if True)  #",

@@ -130,7 +130,7 @@ METHODS: dict[str, Entry] = {
                         {-32601: ("ROOT-04",), -32603: ("ROOT-05",)}),
     "notifications/roots/list_changed": Entry("client/roots", ("ROOT-02", "ROOT-22")),
     # the methods later revisions brought (client/elicitation of 2025-06-18, server/discover of 2026-07-28, ...)
-    **{method: Entry(*labels) for method, labels in LATER_METHODS.items()},
+    **{method: Entry(*row) for method, row in LATER_METHODS.items()},
 }
 
 

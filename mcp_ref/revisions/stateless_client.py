@@ -123,7 +123,7 @@ def over_sse(versions: Any) -> tuple[str, ...]:
     kept = handshake_versions(offered(versions))
     if not kept:
         raise ValueError(f"protocol_versions={list(offered(versions))!r}: HTTP with SSE carries only the revisions "
-                         "with a handshake (2024-11-05 to 2025-11-25); use Client.http for 2026-07-28")
+                         f"with a handshake ({REVISIONS[0]} to {REVISIONS[-1]}); use Client.http for 2026-07-28")
     return kept
 
 

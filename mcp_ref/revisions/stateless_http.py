@@ -48,7 +48,6 @@ from ..lifecycle import STATELESS_REVISIONS
 from ..machinery.http.queues import Full, Inbox, Outbox
 from . import param_headers
 from . import versioning as stateless
-from .param_headers import decoded
 
 VERSION_HEADER, METHOD_HEADER, NAME_HEADER = "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name repeats
@@ -92,7 +91,7 @@ def header_problem(request: Request, msg: dict[str, Any]) -> str | None:
         if given is None:
             return f"Header mismatch: the {header} header is missing"
         given = given.strip(" \t")  # the whitespace around a field value is not part of it (RFC 9110)
-        value = decoded(given) if header == NAME_HEADER else given  # MPARAM-08
+        value = param_headers.decoded(given) if header == NAME_HEADER else given  # MPARAM-08
         if value is None:
             return f"Header mismatch: the {header} header is not valid base64 between =?base64? and ?="
         if value != body_value:
